@@ -1,0 +1,612 @@
+"""How fast is the from-scratch model, and how long and how much memory does the test suite take?
+
+    python -m helpers.devtools.benchmark             # training step and decoding, small + base config
+    python -m helpers.devtools.benchmark --quick     # a smoke run: small config, fewer rounds
+    python -m helpers.devtools.benchmark --suite     # also `make test` and each notebook (minutes)
+    python -m helpers.devtools.benchmark --profile   # also show where one training step spends its time
+
+Three comparisons, each run in this one process with the two sides alternating (A B A B ...) so
+that a change of machine load hits both alike; each side's time is the median over the rounds:
+
+- a training step (forward, backward, Adam step) of ``helpers.Transformer`` against
+  ``helpers.to_torch_reference`` of the same model: same weights, same dropout, train mode.
+  Ratio: throughput of ours / throughput of PyTorch's layers (goal >= 1.0);
+- greedy decoding of 64 tokens with the key/value cache against re-running the decoder on the
+  whole prefix at every step (goal >= 3x faster, and the same tokens: asserted);
+- with ``--suite``: wall time and peak memory of the test suite (``pytest -n 2 --dist loadscope``,
+  as ``make test`` runs it) and of each notebook under nbval, measured on the process tree.
+
+The output is a markdown table ready to paste into the README, with the command and the machine.
+Timings depend on the machine and its load: compare ratios, not milliseconds. This is not part of
+``make test``; tests/test_benchmark.py checks the building blocks without timing anything.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from helpers.decoding import greedy_decode
+from helpers.torch_reference import to_torch_reference
+from helpers.transformer import Transformer, TransformerConfig
+
+ROOT = Path(__file__).resolve().parents[2]
+NOTEBOOKS = ROOT / "notebooks"
+
+# Goals (the project's issue): ours at least as fast as PyTorch's layers, the cache 3x faster,
+# the whole suite in 6 minutes and 3 GB on a 2-core CPU, each notebook well under 30 s.
+TRAINING_GOAL = 1.0
+DECODING_GOAL = 3.0
+SUITE_SECONDS_GOAL = 360.0
+SUITE_BYTES_GOAL = 3 * 1024**3
+NOTEBOOK_SECONDS_GOAL = 30.0
+
+# Special ids of the synthetic batches: 0 is padding, 1 is <s>, 2 is </s> (as in helpers.vocab).
+PAD_ID, BOS_ID, EOS_ID = 0, 1, 2
+
+
+@dataclass(frozen=True)
+class BenchConfig:
+    """A model size and the batch it is measured on."""
+
+    name: str
+    d_model: int
+    n_heads: int
+    n_layers: int
+    d_ff: int
+    vocab_size: int
+    batch: int  # training batch: sentences
+    length: int  # training batch: tokens per source and per target sentence
+    decode_batch: int  # sentences decoded together
+    dropout: float = 0.1
+
+    def model_config(self) -> TransformerConfig:
+        return TransformerConfig(
+            src_vocab_size=self.vocab_size,
+            tgt_vocab_size=self.vocab_size,
+            d_model=self.d_model,
+            n_heads=self.n_heads,
+            d_ff=self.d_ff,
+            n_layers=self.n_layers,
+            dropout=self.dropout,
+            pad_id=PAD_ID,
+        )
+
+    def describe(self) -> str:
+        return (
+            f"{self.name}: d_model={self.d_model}, {self.n_heads} heads, {self.n_layers}+"
+            f"{self.n_layers} layers, d_ff={self.d_ff}, vocab {self.vocab_size}, dropout "
+            f"{self.dropout}; training batch {self.batch} x {self.length} tokens, decoding "
+            f"batch {self.decode_batch}"
+        )
+
+
+SMALL = BenchConfig("small", 128, 4, 2, 512, 1000, batch=64, length=24, decode_batch=32)
+BASE = BenchConfig("base", 512, 8, 6, 2048, 1000, batch=8, length=16, decode_batch=4)
+
+
+# ---------------------------------------------------------------- measuring
+
+
+def alternate(
+    sides: dict[str, Callable[[], object]],
+    rounds: int,
+    warmup: int = 1,
+    clock: Callable[[], float] = time.perf_counter,
+) -> dict[str, list[float]]:
+    """Call the sides in turn (A B A B ...): ``warmup`` untimed rounds, then ``rounds`` timed ones.
+
+    Returns each side's durations in seconds, in call order. Alternating, rather than timing all
+    of A and then all of B, spreads a change of machine load over both sides.
+    """
+    if not sides:
+        raise ValueError("sides: expected at least one name -> callable, got none")
+    if not isinstance(rounds, int) or rounds < 1:
+        raise ValueError(f"rounds: expected a positive int, got {rounds!r}")
+    if not isinstance(warmup, int) or warmup < 0:
+        raise ValueError(f"warmup: expected a non-negative int, got {warmup!r}")
+    for _ in range(warmup):
+        for function in sides.values():
+            function()
+    durations: dict[str, list[float]] = {name: [] for name in sides}
+    for _ in range(rounds):
+        for name, function in sides.items():
+            start = clock()
+            function()
+            durations[name].append(clock() - start)
+    return durations
+
+
+def speed_ratio(fast_side: list[float], slow_side: list[float]) -> float:
+    """median(slow_side) / median(fast_side): how many times more work fast_side does per second."""
+    if not fast_side or not slow_side:
+        raise ValueError("fast_side, slow_side: expected at least one duration each")
+    return statistics.median(slow_side) / statistics.median(fast_side)
+
+
+# ---------------------------------------------------------------- training step
+
+
+def synthetic_batch(
+    config: BenchConfig, seed: int = 0
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """src, tgt_input, tgt_output: (batch, length) ids of real tokens (no padding), reproducible."""
+    generator = torch.Generator().manual_seed(seed)
+    shape = (config.batch, config.length)
+    src = torch.randint(EOS_ID + 1, config.vocab_size, shape, generator=generator)
+    tgt_output = torch.randint(EOS_ID + 1, config.vocab_size, shape, generator=generator)
+    tgt_input = torch.cat([torch.full_like(tgt_output[:, :1], BOS_ID), tgt_output[:, :-1]], dim=1)
+    return src, tgt_input, tgt_output
+
+
+def training_pair(config: BenchConfig, seed: int = 0) -> tuple[Transformer, nn.Module]:
+    """Our Transformer and PyTorch's version of it with the same weights, both in train mode."""
+    torch.manual_seed(seed)
+    ours = Transformer(config.model_config()).train()
+    return ours, to_torch_reference(ours)
+
+
+def training_step(
+    model: nn.Module, batch: tuple[torch.Tensor, torch.Tensor, torch.Tensor], lr: float = 1e-4
+) -> Callable[[], float]:
+    """A function doing one training step (forward, cross-entropy, backward, Adam) per call.
+
+    It returns the loss before the step. The optimizer is made once, outside the timed calls.
+    """
+    src, tgt_input, tgt_output = batch
+    optimizer = torch.optim.Adam(model.parameters(), lr=lr, betas=(0.9, 0.98), eps=1e-9)
+
+    def step() -> float:
+        logits = model(src, tgt_input)
+        loss = F.cross_entropy(logits.flatten(0, 1), tgt_output.flatten(), ignore_index=PAD_ID)
+        optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        optimizer.step()
+        return loss.item()
+
+    return step
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """One row of the results: two sides' median seconds and the speed ratio of the first."""
+
+    measurement: str
+    config: str
+    first: str
+    first_seconds: float
+    second: str
+    second_seconds: float
+    ratio: float
+    goal: float | None  # None: shown for information, no goal
+
+    @property
+    def met(self) -> bool | None:
+        return None if self.goal is None else self.ratio >= self.goal
+
+
+def bench_training(config: BenchConfig, rounds: int, warmup: int = 2) -> Comparison:
+    """Training steps per second of ours / of the reference (same weights, same dropout)."""
+    ours, reference = training_pair(config)
+    batch = synthetic_batch(config)
+    durations = alternate(
+        {"ours": training_step(ours, batch), "reference": training_step(reference, batch)},
+        rounds,
+        warmup,
+    )
+    return Comparison(
+        "training step (forward, backward, Adam)",
+        config.name,
+        "ours",
+        statistics.median(durations["ours"]),
+        "nn.Transformer layers",
+        statistics.median(durations["reference"]),
+        speed_ratio(durations["ours"], durations["reference"]),
+        TRAINING_GOAL,
+    )
+
+
+# ---------------------------------------------------------------- decoding
+
+
+def decoding_setup(config: BenchConfig, seed: int = 0) -> tuple[Transformer, torch.Tensor]:
+    """An untrained model that never produces </s>, and a source batch (decode_batch, length).
+
+    </s>'s row of the output projection is set to zero: its logit is exactly 0, while the largest
+    of the other logits is positive, so greedy decoding always runs the full number of steps
+    (``bench_decoding`` asserts it). Padding and <s> are never produced (forbid_special_tokens).
+    """
+    torch.manual_seed(seed)
+    model = Transformer(config.model_config()).eval()
+    with torch.no_grad():
+        model.output_projection.weight[EOS_ID].zero_()
+    generator = torch.Generator().manual_seed(seed)
+    src = torch.randint(
+        EOS_ID + 1, config.vocab_size, (config.decode_batch, config.length), generator=generator
+    )
+    return model, src
+
+
+def decode_both_ways(
+    model: Transformer, src: torch.Tensor, steps: int
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Greedy tokens (batch, steps) with and without the KV cache; raises if they differ."""
+    cached = greedy_decode(model, src, steps, BOS_ID, EOS_ID, use_cache=True)
+    uncached = greedy_decode(model, src, steps, BOS_ID, EOS_ID, use_cache=False)
+    if cached.shape != (src.shape[0], steps):
+        raise AssertionError(
+            f"decoding stopped early: expected {steps} tokens per row, got shape {tuple(cached.shape)}"
+        )
+    if not torch.equal(cached, uncached):
+        raise AssertionError("greedy decoding with and without the KV cache gave different tokens")
+    return cached, uncached
+
+
+def bench_decoding(
+    config: BenchConfig,
+    rounds: int,
+    steps: int = 64,
+    warmup: int = 0,
+    goal: float | None = DECODING_GOAL,
+) -> Comparison:
+    """Greedy decoding of ``steps`` tokens: speed with the KV cache / without it.
+
+    Both ways run once before the timed rounds (to assert that they agree), which warms them up.
+    """
+    model, src = decoding_setup(config)
+    decode_both_ways(model, src, steps)  # same tokens, full length: asserted before timing
+    durations = alternate(
+        {
+            "cache": lambda: greedy_decode(model, src, steps, BOS_ID, EOS_ID, use_cache=True),
+            "no cache": lambda: greedy_decode(model, src, steps, BOS_ID, EOS_ID, use_cache=False),
+        },
+        rounds,
+        warmup,
+    )
+    return Comparison(
+        f"greedy decoding, {steps} tokens x {config.decode_batch} "
+        + ("sentence" if config.decode_batch == 1 else "sentences"),
+        config.name,
+        "KV cache",
+        statistics.median(durations["cache"]),
+        "no cache",
+        statistics.median(durations["no cache"]),
+        speed_ratio(durations["cache"], durations["no cache"]),
+        goal,
+    )
+
+
+def decoding_cases(quick: bool) -> list[tuple[BenchConfig, float | None]]:
+    """The decoding comparisons: (config, goal or None for a row shown for information).
+
+    One sentence at a time on the small model is shown without a goal: each step then costs
+    mostly Python and operator-dispatch overhead (a few milliseconds), which a cache cannot
+    remove, so the ratio says little about the cache. A batch of sentences is where the
+    recomputed prefix costs real work.
+    """
+    cases = [(SMALL, DECODING_GOAL), (replace(SMALL, decode_batch=1), None)]
+    return cases if quick else [*cases, (BASE, DECODING_GOAL)]
+
+
+# ---------------------------------------------------------------- where the time goes
+
+
+def profile_training(config: BenchConfig, rows: int = 12) -> str:
+    """torch.profiler tables (top operators by self CPU time) of one training step of each side."""
+    ours, reference = training_pair(config)
+    batch = synthetic_batch(config)
+    parts = []
+    for name, model in (("ours", ours), ("nn.Transformer layers", reference)):
+        step = training_step(model, batch)
+        step()  # warm up outside the profile
+        with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU]) as profiler:
+            step()
+        table = profiler.key_averages().table(sort_by="self_cpu_time_total", row_limit=rows)
+        parts.append(f"{name}, one training step, {config.name} config:\n{table}")
+    return "\n".join(parts)
+
+
+# ---------------------------------------------------------------- process trees
+
+
+def _children_by_parent() -> dict[int, list[int]]:
+    children: dict[int, list[int]] = {}
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = Path(entry.path, "stat").read_text()
+        except OSError:  # the process ended while we looked
+            continue
+        # The command name (field 2) is in parentheses and may contain spaces: split after it.
+        parent = int(stat.rsplit(")", 1)[1].split()[1])
+        children.setdefault(parent, []).append(int(entry.name))
+    return children
+
+
+def process_tree(root: int) -> list[int]:
+    """root and all its descendants that are alive now (Linux /proc)."""
+    children = _children_by_parent()
+    tree, todo = [], [root]
+    while todo:
+        pid = todo.pop()
+        tree.append(pid)
+        todo.extend(children.get(pid, []))
+    return tree
+
+
+def _kib_field(path: Path, field: str) -> int:
+    """A "Field:   1234 kB" line of a /proc file, in bytes; 0 if the process is gone."""
+    try:
+        for line in path.read_text().splitlines():
+            if line.startswith(field + ":"):
+                return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0
+
+
+def tree_memory(root: int) -> tuple[int, int]:
+    """(RSS, PSS) in bytes summed over the process tree of root.
+
+    RSS counts a page shared by several processes (the torch library, loaded by every pytest
+    worker and kernel) once per process; PSS splits it between them, so the PSS sum is the
+    memory the tree really occupies. PSS is 0 where /proc/PID/smaps_rollup cannot be read.
+    """
+    rss = pss = 0
+    for pid in process_tree(root):
+        rss += _kib_field(Path(f"/proc/{pid}/status"), "VmRSS")
+        pss += _kib_field(Path(f"/proc/{pid}/smaps_rollup"), "Pss")
+    return rss, pss
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """A command's exit status, wall time and peak memory summed over its process tree."""
+
+    command: str
+    returncode: int
+    seconds: float
+    peak_rss: int
+    peak_pss: int
+
+    @property
+    def peak_bytes(self) -> int:
+        """The memory the goal is checked against: PSS where available, else RSS."""
+        return self.peak_pss or self.peak_rss
+
+
+def run_and_measure(
+    command: Sequence[str], cwd: Path = ROOT, poll_seconds: float = 0.2
+) -> RunResult:
+    """Run command, polling the memory of its process tree, and return its time and peaks."""
+    if not Path("/proc/self/status").exists():
+        raise RuntimeError("measuring a process tree's memory needs Linux /proc")
+    start = time.perf_counter()
+    process = subprocess.Popen(
+        list(command), cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    peaks = [0, 0]
+    done = threading.Event()
+
+    def poll() -> None:
+        while not done.is_set():
+            rss, pss = tree_memory(process.pid)
+            peaks[0], peaks[1] = max(peaks[0], rss), max(peaks[1], pss)
+            done.wait(poll_seconds)
+
+    poller = threading.Thread(target=poll, daemon=True)
+    poller.start()
+    returncode = process.wait()
+    seconds = time.perf_counter() - start
+    done.set()
+    poller.join()
+    return RunResult(" ".join(command), returncode, seconds, peaks[0], peaks[1])
+
+
+def bench_suite() -> RunResult:
+    """The whole test suite as `make test` runs it (after setup)."""
+    return run_and_measure([sys.executable, "-m", "pytest", "-n", "2", "--dist", "loadscope"])
+
+
+def bench_notebooks(paths: Sequence[Path] | None = None) -> list[RunResult]:
+    """Each notebook alone under strict nbval."""
+    paths = sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb")) if paths is None else list(paths)
+    return [
+        run_and_measure([sys.executable, "-m", "pytest", "-q", str(path.relative_to(ROOT))])
+        for path in paths
+    ]
+
+
+# ---------------------------------------------------------------- reporting
+
+
+def markdown_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    """A GitHub markdown table."""
+    if any(len(row) != len(header) for row in rows):
+        raise ValueError(f"rows: expected {len(header)} cells per row like the header")
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def _cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine() or "unknown CPU"
+
+
+def machine_info() -> dict[str, str]:
+    """What the timings depend on: CPU, cores, threads, versions and the load when they began."""
+    try:
+        load = Path("/proc/loadavg").read_text().split()[0]
+    except OSError:
+        load = "unknown"
+    return {
+        "CPU": _cpu_model(),
+        "cores": str(os.cpu_count()),
+        "torch threads": str(torch.get_num_threads()),
+        "torch": torch.__version__,
+        "Python": platform.python_version(),
+        "load average (1 min) at start": load,
+    }
+
+
+def _milliseconds(seconds: float) -> str:
+    return f"{seconds * 1000:,.0f} ms" if seconds >= 0.1 else f"{seconds * 1000:.1f} ms"
+
+
+def _yes(ok: bool) -> str:
+    return "yes" if ok else "**no**"
+
+
+def comparisons_table(comparisons: Sequence[Comparison]) -> str:
+    rows = [
+        [
+            c.measurement,
+            c.config,
+            f"{c.first}: {_milliseconds(c.first_seconds)}",
+            f"{c.second}: {_milliseconds(c.second_seconds)}",
+            f"{c.ratio:.2f}x",
+            "-" if c.goal is None else f">= {c.goal:.1f}x",
+            "-" if c.met is None else _yes(c.met),
+        ]
+        for c in comparisons
+    ]
+    header = ["measurement", "config", "A (median)", "B (median)", "speed A / B", "goal", "met"]
+    return markdown_table(header, rows)
+
+
+def runs_table(suite: RunResult | None, notebooks: Sequence[RunResult]) -> str:
+    rows = []
+    for result, seconds_goal, bytes_goal in [(suite, SUITE_SECONDS_GOAL, SUITE_BYTES_GOAL)] + [
+        (notebook, NOTEBOOK_SECONDS_GOAL, None) for notebook in notebooks
+    ]:
+        if result is None:
+            continue
+        ok = result.returncode == 0 and result.seconds <= seconds_goal
+        goal = f"<= {seconds_goal:.0f} s"
+        if bytes_goal is not None:
+            ok = ok and result.peak_bytes <= bytes_goal
+            goal += f", <= {bytes_goal / 1024**3:.0f} GB"
+        rows.append(
+            [
+                f"`{result.command.replace(sys.executable, 'python')}`",
+                "passed" if result.returncode == 0 else f"**failed ({result.returncode})**",
+                f"{result.seconds:.1f} s",
+                f"{result.peak_pss / 1024**2:,.0f} MB" if result.peak_pss else "n/a",
+                f"{result.peak_rss / 1024**2:,.0f} MB",
+                goal,
+                _yes(ok),
+            ]
+        )
+    header = ["command", "result", "wall time", "peak PSS (tree)", "peak RSS (tree)", "goal", "met"]
+    return markdown_table(header, rows)
+
+
+def report(
+    command: str,
+    info: dict[str, str],
+    configs: Sequence[BenchConfig],
+    comparisons: Sequence[Comparison],
+    suite: RunResult | None = None,
+    notebooks: Sequence[RunResult] = (),
+) -> str:
+    """The markdown block to paste into the README."""
+    lines = [
+        "### Benchmark",
+        "",
+        f"Produced by `{command}` on: "
+        + "; ".join(f"{key} {value}" for key, value in info.items())
+        + ".",
+        "",
+        "Configs: " + " / ".join(config.describe() for config in configs) + ".",
+        "",
+        comparisons_table(comparisons),
+        "",
+        "Training: same weights and dropout 0.1 on both sides, train mode; A / B > 1 means ours "
+        "does more steps per second. Decoding: an untrained model whose </s> logit is fixed at 0, "
+        "so every row runs all the steps; both ways give identical tokens (asserted); one sentence "
+        "on the small model is overhead-bound and shown without a goal. Each time is the median of "
+        "alternating rounds in one process.",
+    ]
+    if suite is not None or notebooks:
+        lines += [
+            "",
+            runs_table(suite, notebooks),
+            "",
+            "Peak memory is summed over the process tree (pytest, its workers, the notebook "
+            "kernels), polled every 0.2 s; PSS counts shared pages once, RSS once per process. "
+            "The memory goal is checked on PSS.",
+        ]
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m helpers.devtools.benchmark", description=__doc__.split("\n")[0]
+    )
+    parser.add_argument("--quick", action="store_true", help="small config only, fewer rounds")
+    parser.add_argument(
+        "--suite", action="store_true", help="also time the test suite and each notebook (minutes)"
+    )
+    parser.add_argument("--profile", action="store_true", help="profile one training step")
+    parser.add_argument("--rounds", type=int, default=None, help="timed rounds per comparison")
+    parser.add_argument(
+        "--threads", type=int, default=None, help="torch threads (default: torch's)"
+    )
+    args = parser.parse_args(argv)
+    if args.threads is not None:
+        if args.threads < 1:
+            parser.error(f"--threads: expected a positive int, got {args.threads}")
+        torch.set_num_threads(args.threads)
+    command = "python -m helpers.devtools.benchmark" + "".join(
+        f" {arg}" for arg in (argv if argv is not None else sys.argv[1:])
+    )
+    info = machine_info()
+    configs = [SMALL] if args.quick else [SMALL, BASE]
+    rounds = args.rounds or (3 if args.quick else 7)
+    comparisons = []
+    for config in configs:
+        print(f"timing training steps, {config.name} config ...", file=sys.stderr, flush=True)
+        comparisons.append(bench_training(config, rounds))
+    for config, goal in decoding_cases(quick=args.quick):
+        print(f"timing greedy decoding, {config.name} config ...", file=sys.stderr, flush=True)
+        # Decoding the base model without a cache takes seconds per call: fewer rounds.
+        config_rounds = rounds if config.name == SMALL.name else min(rounds, 3)
+        comparisons.append(bench_decoding(config, config_rounds, goal=goal))
+    suite, notebooks = None, []
+    if args.suite:
+        print("timing the test suite (minutes) ...", file=sys.stderr, flush=True)
+        suite = bench_suite()
+        print("timing each notebook alone under nbval ...", file=sys.stderr, flush=True)
+        notebooks = bench_notebooks()
+    print(report(command, info, configs, comparisons, suite, notebooks))
+    if args.profile:
+        print("\n" + profile_training(SMALL))
+    if any(comparison.met is False for comparison in comparisons):
+        print(
+            "\nA goal was missed: run with --profile to see where the time goes.", file=sys.stderr
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,62 @@
+"""Re-execute notebooks in place, each top to bottom in a fresh kernel: the one way outputs change.
+
+python -m helpers.devtools.run_notebooks                 # every notebook
+python -m helpers.devtools.run_notebooks notebooks/03_*.ipynb
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import nbformat
+from nbclient import NotebookClient
+from nbclient.exceptions import CellExecutionError
+
+from helpers.devtools.notebook_format import KERNELSPEC, canonical_metadata
+
+ROOT = Path(__file__).resolve().parents[2]
+NOTEBOOKS = ROOT / "notebooks"
+CELL_TIMEOUT_SECONDS = 600
+
+
+def run_notebook(path: Path) -> bool:
+    """Execute one notebook in place; return True when every cell ran without error."""
+    notebook = nbformat.read(path, as_version=4)
+    client = NotebookClient(
+        notebook,
+        timeout=CELL_TIMEOUT_SECONDS,
+        kernel_name=KERNELSPEC["name"],
+        resources={"metadata": {"path": str(path.parent)}},
+        record_timing=False,
+    )
+    ok = True
+    try:
+        client.execute()
+    except CellExecutionError as error:
+        print(f"{path.name}: a cell failed\n{error}", file=sys.stderr)
+        ok = False
+    notebook.metadata = canonical_metadata(dict(notebook.metadata))
+    for cell in notebook.cells:
+        cell.metadata.pop("execution", None)
+    nbformat.write(notebook, path)
+    return ok
+
+
+def main(argv: list[str]) -> int:
+    os.environ["PYTHONHASHSEED"] = "0"  # inherited by the kernels
+    paths = [Path(arg).resolve() for arg in argv] or sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))
+    failed = []
+    for path in paths:
+        print(f"running {path.relative_to(ROOT)}", flush=True)
+        if not run_notebook(path):
+            failed.append(path.name)
+    if failed:
+        print("failed: " + ", ".join(failed), file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

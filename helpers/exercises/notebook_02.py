@@ -1,0 +1,129 @@
+"""Checks for the exercises of notebook 02 (embeddings and positional encoding).
+
+Each check calls the student's function on a few cases, prints a one-line verdict in words and
+returns True or False; it never raises, whatever the function does.
+"""
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import torch
+
+from helpers.embeddings import PositionalEncoding, TokenEmbedding, sinusoidal_table
+from helpers.exercises import call_solution, verdict
+
+
+def _as_float64(value: Any) -> torch.Tensor | None:
+    """The value as a float64 tensor, or None when it cannot be one."""
+    try:
+        return torch.as_tensor(value).detach().to("cpu", torch.float64)
+    except (TypeError, ValueError, RuntimeError):
+        return None
+
+
+def check_wavelengths(wavelengths: Callable[[int], Any]) -> bool:
+    """wavelengths(d_model) must be 2*pi*10000^(2i/d_model) for each of the ceil(d_model/2) pairs."""
+    for d_model in (8, 512, 5):
+        result, problem = call_solution(wavelengths, d_model)
+        if problem:
+            return verdict(False, "", problem)
+        values = _as_float64(result)
+        if values is None:
+            return verdict(False, "", f"expected a 1-D tensor, got {type(result).__name__}")
+        two_i = torch.arange(0, d_model, 2, dtype=torch.float64)
+        expected = 2 * math.pi * 10000 ** (two_i / d_model)
+        if values.shape != expected.shape:
+            return verdict(
+                False,
+                "",
+                f"for d_model={d_model}: expected {expected.numel()} wavelengths (one per "
+                f"sine/cosine pair, ceil(d_model / 2)), got shape {tuple(values.shape)}",
+            )
+        if not torch.allclose(values, expected, rtol=1e-5, atol=0.0):
+            if torch.allclose(values, expected / (2 * math.pi), rtol=1e-5):
+                return verdict(False, "", "close: a wavelength in positions includes the 2*pi")
+            return verdict(
+                False,
+                "",
+                f"for d_model={d_model}: the first wavelength should be 2*pi = {expected[0]:.4f} "
+                f"and the last {expected[-1]:.1f}; got {values.flatten()[0]:.4f} and "
+                f"{values.flatten()[-1]:.1f}",
+            )
+    shortest = int((2 * math.pi * 10000 ** (torch.arange(0, 512, 2) / 512) < 50).sum())
+    return verdict(
+        True,
+        f"wavelengths are right, from 2*pi to nearly 10000*2*pi; for d_model=512, {shortest} "
+        "of the 256 pairs repeat within 50 positions",
+        "",
+    )
+
+
+def check_embed_with_positions(
+    embed_with_positions: Callable[[torch.Tensor, torch.Tensor, torch.Tensor], Any],
+) -> bool:
+    """embed_with_positions(ids, weight, table) must equal PositionalEncoding(TokenEmbedding(ids))."""
+    generator = torch.Generator().manual_seed(2)
+    vocab_size, d_model, max_len = 11, 16, 12
+    token_embedding = TokenEmbedding(vocab_size, d_model)
+    with torch.no_grad():
+        token_embedding.embedding.weight.copy_(
+            torch.randn(vocab_size, d_model, generator=generator) * d_model**-0.5
+        )
+    positional_encoding = PositionalEncoding(d_model, max_len=max_len).eval()
+    ids = torch.randint(0, vocab_size, (3, 7), generator=generator)
+    weight = token_embedding.embedding.weight.detach().clone()
+    table = sinusoidal_table(max_len, d_model)
+    with torch.no_grad():
+        expected = positional_encoding(token_embedding(ids)).double()
+
+    result, problem = call_solution(embed_with_positions, ids.clone(), weight, table.clone())
+    if problem:
+        return verdict(False, "", problem)
+    values = _as_float64(result)
+    if values is None:
+        return verdict(False, "", f"expected a tensor, got {type(result).__name__}")
+    if values.shape != expected.shape:
+        return verdict(
+            False,
+            "",
+            f"for ids of shape {tuple(ids.shape)} expected shape {tuple(expected.shape)} "
+            f"(batch, seq_len, d_model), got {tuple(values.shape)}",
+        )
+    if torch.allclose(values, expected, atol=1e-5):
+        return verdict(True, "embed_with_positions matches TokenEmbedding + PositionalEncoding", "")
+    unscaled = weight[ids].double() + table[: ids.shape[1]].double()
+    without_positions = weight[ids].double() * math.sqrt(d_model)
+    if torch.allclose(values, unscaled, atol=1e-5):
+        hint = "the embeddings are not multiplied by sqrt(d_model) (§3.4)"
+    elif torch.allclose(values, without_positions, atol=1e-5):
+        hint = "the positional table is not added"
+    else:
+        hint = "compare with weight[ids] * sqrt(d_model) + table[:seq_len]"
+    return verdict(False, "", f"not the same as the modules: {hint}")
+
+
+def check_dot_product_at_offset(dot_product_at_offset: Callable[[int, int], Any]) -> bool:
+    """dot_product_at_offset(d_model, k) must equal PE[pos] . PE[pos + k] for every pos."""
+    for d_model in (16, 128):
+        table = sinusoidal_table(200, d_model).double()
+        for k in (0, 1, 7, 50):
+            result, problem = call_solution(dot_product_at_offset, d_model, k)
+            if problem:
+                return verdict(False, "", problem)
+            try:
+                value = float(result)
+            except (TypeError, ValueError, RuntimeError):
+                return verdict(False, "", f"expected a number, got {type(result).__name__}")
+            measured = (table[: 200 - k] * table[k:]).sum(dim=1)  # every pos from 0 to 199 - k
+            if not torch.allclose(measured, torch.full_like(measured, value), atol=1e-3):
+                return verdict(
+                    False,
+                    "",
+                    f"for d_model={d_model}, k={k}: PE[pos] . PE[pos+k] is "
+                    f"{measured[0].item():.4f} for every pos, you returned {value:.4f}"
+                    + (" (k=0 gives d_model / 2: sin^2 + cos^2 = 1 per pair)" if k == 0 else ""),
+                )
+    return verdict(
+        True, "dot_product_at_offset matches the table for every pos: it depends on k only", ""
+    )

@@ -1,0 +1,127 @@
+"""Checks for the exercises of notebook 04 (masks)."""
+
+from collections.abc import Callable
+
+import torch
+import torch.nn.functional as F
+
+from helpers.exercises import call_solution, verdict
+
+
+def _shape_and_dtype_problem(
+    result: object, shape: tuple[int, ...], dtype: torch.dtype, what: str
+) -> str | None:
+    """None when result is a tensor of this shape and dtype, else what is wrong with it."""
+    if not isinstance(result, torch.Tensor):
+        return f"expected a tensor, got {type(result).__name__}"
+    if tuple(result.shape) != shape:
+        return f"expected shape {shape} = {what}, got {tuple(result.shape)}"
+    if result.dtype != dtype:
+        return f"expected dtype {dtype}, got {result.dtype}"
+    return None
+
+
+def check_padding_mask_from_lengths(padding_mask_from_lengths: Callable) -> bool:
+    """padding_mask_from_lengths(lengths, max_len) -> (batch, 1, 1, max_len), True where j < length."""
+    lengths, max_len = torch.tensor([5, 2, 3]), 6
+    result, problem = call_solution(padding_mask_from_lengths, lengths.clone(), max_len)
+    if problem is None and isinstance(result, torch.Tensor) and result.shape == (3, max_len):
+        problem = "add the axes for heads and queries: shape (batch, 1, 1, max_len), e.g. [:, None, None, :]"
+    if problem is None:
+        problem = _shape_and_dtype_problem(
+            result, (3, 1, 1, max_len), torch.bool, "(batch, 1, 1, max_len)"
+        )
+    if problem is not None:
+        return verdict(False, "", problem)
+    expected = (torch.arange(max_len)[None, :] < lengths[:, None])[:, None, None, :]
+    if torch.equal(result, expected):
+        return verdict(
+            True, "padding_mask_from_lengths marks exactly the first `length` positions", ""
+        )
+    if torch.equal(result, ~expected):
+        failure = (
+            "inverted: True must mark the real positions (True = may attend), False the padding"
+        )
+    elif torch.equal(
+        result, (torch.arange(max_len)[None, :] <= lengths[:, None])[:, None, None, :]
+    ):
+        failure = "off by one: a sentence of length 2 has real positions 0 and 1, so use <, not <="
+    else:
+        failure = "for lengths [5, 2, 3] row 1 should be [True, True, False, False, False, False]"
+    return verdict(False, "", failure)
+
+
+def check_to_additive_mask(to_additive_mask: Callable) -> bool:
+    """to_additive_mask(mask) -> float32, 0.0 where True and -inf where False."""
+    generator = torch.Generator().manual_seed(0)
+    mask = torch.rand(2, 1, 4, 5, generator=generator) > 0.4
+    mask[..., 0] = True  # every query keeps a key
+    result, problem = call_solution(to_additive_mask, mask.clone())
+    if problem is None:
+        problem = _shape_and_dtype_problem(result, tuple(mask.shape), torch.float32, "mask.shape")
+    if problem is not None:
+        return verdict(False, "", problem)
+    expected = torch.zeros(mask.shape).masked_fill(~mask, float("-inf"))
+    if torch.equal(result, expected):
+        query, key, value = (torch.randn(2, 3, n, 8, generator=generator) for n in (4, 5, 5))
+        with_bool = F.scaled_dot_product_attention(query, key, value, attn_mask=mask)
+        with_float = F.scaled_dot_product_attention(query, key, value, attn_mask=result)
+        same = torch.allclose(with_bool, with_float, atol=1e-6)
+        return verdict(
+            same,
+            "to_additive_mask is right, and F.scaled_dot_product_attention gives the same output "
+            "with it as with the boolean mask",
+            "the values are right but F.scaled_dot_product_attention disagrees: look at the device",
+        )
+    if torch.equal(result, torch.zeros(mask.shape).masked_fill(mask, float("-inf"))):
+        failure = "inverted: -inf goes where the mask is False (may not attend), 0.0 where True"
+    elif torch.equal(result[mask], torch.zeros(int(mask.sum()))) and torch.all(
+        torch.isfinite(result[~mask]) & (result[~mask] < 0)
+    ):
+        failure = (
+            "use float('-inf') for hidden positions, as generate_square_subsequent_mask does: a "
+            "finite value like -1e9 overflows in float16"
+        )
+    else:
+        failure = "expected 0.0 where the mask is True and -inf where it is False"
+    return verdict(False, "", failure)
+
+
+def _sliding_reference(size: int, window: int) -> torch.Tensor:
+    query = torch.arange(size)[:, None]
+    key = torch.arange(size)[None, :]
+    return ((key <= query) & (key > query - window))[None, None]
+
+
+def check_sliding_window_mask(sliding_window_mask: Callable) -> bool:
+    """sliding_window_mask(size, window) -> (1, 1, size, size), True where i - window < j <= i."""
+    for size, window in [(6, 2), (5, 1), (4, 10), (7, 3)]:
+        result, problem = call_solution(sliding_window_mask, size, window)
+        if problem is None:
+            problem = _shape_and_dtype_problem(
+                result, (1, 1, size, size), torch.bool, "(1, 1, size, size)"
+            )
+        if problem is not None:
+            return verdict(False, "", f"sliding_window_mask({size}, {window}): {problem}")
+        expected = _sliding_reference(size, window)
+        if torch.equal(result.cpu(), expected):
+            continue
+        if result.cpu().triu(diagonal=1).any():
+            failure = (
+                "a query may not see later positions: keep only keys j <= i (the lower triangle)"
+            )
+        elif torch.equal(result.cpu(), _sliding_reference(size, window + 1)) or torch.equal(
+            result.cpu(), _sliding_reference(size, window - 1)
+        ):
+            failure = (
+                f"off by one: with window={window}, query i should see exactly "
+                f"min(window, i + 1) keys, i - window + 1 .. i"
+            )
+        else:
+            failure = (
+                f"for size={size}, window={window}, row i should be True at keys i-{window}+1 .. i"
+            )
+        return verdict(False, "", f"sliding_window_mask({size}, {window}): {failure}")
+    return verdict(
+        True, "sliding_window_mask lets each query see itself and the window - 1 before it", ""
+    )

@@ -1,0 +1,144 @@
+"""Checks for the exercises of notebook 06 (position-wise feed-forward).
+
+Each check builds its own small modules and inputs inside ``torch.random.fork_rng``, so running a
+check never changes the random numbers the notebook draws afterwards.
+"""
+
+from collections.abc import Callable
+
+import torch
+from torch import nn
+
+from helpers.exercises import call_solution, verdict
+from helpers.feed_forward import PositionwiseFeedForward
+from helpers.masks import look_ahead_mask
+from helpers.multi_head_attention import MultiHeadAttention
+
+
+def check_feed_forward_by_hand(feed_forward_by_hand: Callable) -> bool:
+    """feed_forward_by_hand(ffn, x) -> FFN(x) from ffn's weights, (batch, seq_len, d_model)."""
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(0)
+        ffn = PositionwiseFeedForward(d_model=6, d_ff=24).eval()
+        x = torch.randn(2, 3, 6)
+    with torch.no_grad():
+        expected = ffn(x)
+        result, problem = call_solution(feed_forward_by_hand, ffn, x.clone())
+        no_relu = ffn.linear2(ffn.linear1(x))
+    if problem is None and not isinstance(result, torch.Tensor):
+        problem = f"expected a torch.Tensor, got {type(result).__name__}"
+    if problem is None and tuple(result.shape) != tuple(expected.shape):
+        problem = f"expected shape {tuple(expected.shape)} like x, got {tuple(result.shape)}"
+    if problem is not None:
+        if "shape" in problem or "size" in problem:
+            problem += (
+                " (nn.Linear stores its weight as (out_features, in_features): "
+                "x W1 is x @ linear1.weight.T)"
+            )
+        return verdict(False, "", problem)
+    result = result.detach()
+    if torch.allclose(result, expected, atol=1e-5, rtol=1e-5):
+        return verdict(True, "max(0, x W1 + b1) W2 + b2 reproduces the module", "")
+    if torch.allclose(result, no_relu, atol=1e-5, rtol=1e-5):
+        return verdict(False, "", "apply max(0, .) (the ReLU) between the two layers")
+    return verdict(
+        False,
+        "",
+        "wrong values; compute torch.relu(x @ linear1.weight.T + linear1.bias) "
+        "@ linear2.weight.T + linear2.bias",
+    )
+
+
+def check_conv1d_from_linear(conv1d_from_linear: Callable) -> bool:
+    """conv1d_from_linear(linear) -> an nn.Conv1d(kernel_size=1) computing the same map."""
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(1)
+        linear = nn.Linear(5, 7)
+        x = torch.randn(2, 4, 5)  # (batch, seq_len, in_features)
+        with torch.no_grad():
+            conv, problem = call_solution(conv1d_from_linear, linear)
+    if problem is None and not isinstance(conv, nn.Conv1d):
+        problem = f"expected an nn.Conv1d, got {type(conv).__name__}"
+    if problem is not None:
+        return verdict(False, "", problem)
+    if (conv.in_channels, conv.out_channels, conv.kernel_size) != (5, 7, (1,)):
+        return verdict(
+            False,
+            "",
+            f"expected Conv1d(in_channels=5, out_channels=7, kernel_size=1), got "
+            f"Conv1d({conv.in_channels}, {conv.out_channels}, kernel_size={conv.kernel_size[0]})",
+        )
+    if conv.bias is None:
+        return verdict(False, "", "the convolution has no bias; the Linear has one")
+    with torch.no_grad():
+        expected = linear(x)
+        try:
+            # Conv1d reads (batch, channels, length): features are channels.
+            result = conv(x.transpose(1, 2)).transpose(1, 2)
+        except Exception as error:  # a check reports, it does not crash the notebook
+            return verdict(False, "", f"the convolution raised {type(error).__name__}: {error}")
+    if torch.allclose(result, expected, atol=1e-5, rtol=1e-5):
+        return verdict(True, "a kernel-size-1 convolution is the same Linear at every position", "")
+    return verdict(
+        False,
+        "",
+        "wrong values; copy the weight with linear.weight.unsqueeze(-1) "
+        "(shape (out, in, 1)) and the bias as it is",
+    )
+
+
+class _SelfAttention(nn.Module):
+    """Self-attention as a one-input module, with or without the look-ahead mask."""
+
+    def __init__(self, d_model: int, causal: bool):
+        super().__init__()
+        self.attention = MultiHeadAttention(d_model, n_heads=2)
+        self.causal = causal
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        mask = look_ahead_mask(x.shape[1], x.device) if self.causal else None
+        return self.attention(x, x, x, mask)[0]
+
+
+def check_changed_positions(changed_positions: Callable) -> bool:
+    """changed_positions(module, x, position) -> bool (seq_len,): outputs that move when x[:, position] does."""
+    seq_len, position = 5, 2
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(2)
+        x = torch.randn(2, seq_len, 8)
+        positions = torch.arange(seq_len)
+        cases = [
+            ("the feed-forward block", PositionwiseFeedForward(8, 32), positions == position),
+            ("causal self-attention", _SelfAttention(8, causal=True), positions >= position),
+            ("self-attention", _SelfAttention(8, causal=False), positions >= 0),
+        ]
+        for name, module, expected in cases:
+            module.eval()
+            with torch.no_grad():
+                result, problem = call_solution(changed_positions, module, x.clone(), position)
+            if problem is not None:
+                return verdict(False, "", problem)
+            try:
+                result = torch.as_tensor(result).to(torch.bool).flatten()
+            except (TypeError, ValueError, RuntimeError):
+                return verdict(False, "", f"expected {seq_len} booleans, got {result!r}")
+            if result.numel() != seq_len:
+                return verdict(
+                    False,
+                    "",
+                    f"expected one boolean per position ({seq_len}), got {result.numel()} values",
+                )
+            if not torch.equal(result, expected):
+                return verdict(
+                    False,
+                    "",
+                    f"for {name} and position {position}: expected {expected.tolist()}, got "
+                    f"{result.tolist()}; change only x[:, position] and compare each output "
+                    "position over the batch and the features",
+                )
+    return verdict(
+        True,
+        "one position moves only itself in the feed-forward block, itself and later ones under "
+        "the look-ahead mask, and every position in self-attention",
+        "",
+    )

@@ -1,0 +1,195 @@
+"""Checks for the exercises of notebook 07 (residuals, layer norm, dropout; Post-LN vs Pre-LN).
+
+Each check draws its inputs inside ``torch.random.fork_rng``, so running a check never changes
+the random numbers the notebook draws afterwards.
+"""
+
+import numbers
+from collections.abc import Callable
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from helpers.exercises import call_solution, verdict
+from helpers.sublayers import ResidualSublayer
+
+
+def _tensor_problem(result: object, expected: torch.Tensor, what: str) -> str | None:
+    """A message when result is not a tensor of the expected shape, else None."""
+    if not isinstance(result, torch.Tensor):
+        return f"expected {what} as a torch.Tensor, got {type(result).__name__}"
+    if tuple(result.shape) != tuple(expected.shape):
+        return f"expected {what} of shape {tuple(expected.shape)}, got {tuple(result.shape)}"
+    return None
+
+
+def _close(result: torch.Tensor, expected: torch.Tensor) -> bool:
+    return torch.allclose(result, expected, rtol=1e-5, atol=1e-5)
+
+
+def check_rms_norm(rms_norm: Callable) -> bool:
+    """rms_norm(x, gain, eps) -> gain * x / sqrt(mean(x**2 over the last dim) + eps)."""
+    eps = 1e-6
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(7)
+        # A non-zero mean, so that subtracting it (LayerNorm) gives a different answer.
+        x = 2.0 * torch.randn(2, 3, 8) + 1.5
+        gain = 0.5 + torch.rand(8)
+    expected = F.rms_norm(x, (8,), gain, eps)
+    result, problem = call_solution(rms_norm, x.clone(), gain.clone(), eps)
+    if problem is None:
+        problem = _tensor_problem(result, expected, "the normalised x")
+    if problem is not None:
+        return verdict(False, "", problem)
+    if _close(result, expected):
+        return verdict(True, "rms_norm matches F.rms_norm: x / RMS(x) times the gain", "")
+
+    centred = x - x.mean(-1, keepdim=True)
+    rms = torch.sqrt(x.pow(2).mean(-1, keepdim=True) + eps)
+    mistakes = [
+        (
+            gain * centred / torch.sqrt(centred.pow(2).mean(-1, keepdim=True) + eps),
+            "you subtracted the mean: that is LayerNorm; RMSNorm divides x itself by its root mean square",
+        ),
+        (x / rms, "almost: multiply by the gain"),
+        (
+            gain * x / (x.pow(2).mean(-1, keepdim=True).sqrt() + eps),
+            "eps goes inside the square root: sqrt(mean(x**2) + eps)",
+        ),
+        (
+            gain * x / torch.sqrt(x.pow(2).mean(0, keepdim=True) + eps),
+            "normalise over the last dimension (the features of one position), dim=-1",
+        ),
+        (
+            gain * x / torch.sqrt(x.pow(2).sum(-1, keepdim=True) + eps),
+            "use the mean of x**2 over the features, not the sum",
+        ),
+    ]
+    for wrong, message in mistakes:
+        if _close(result, wrong):
+            return verdict(False, "", message)
+    return verdict(
+        False, "", "wrong values: expected gain * x / sqrt(mean(x**2, dim=-1, keepdim=True) + eps)"
+    )
+
+
+def _as_float(value: object) -> float | None:
+    if isinstance(value, torch.Tensor) and value.numel() == 1:
+        return float(value.item())
+    if isinstance(value, numbers.Real) and not isinstance(value, bool):
+        return float(value)
+    return None
+
+
+def check_dropout_moments(dropout_moments: Callable) -> bool:
+    """dropout_moments(p) -> (mean, variance) of m / (1 - p), m ~ Bernoulli(1 - p)."""
+    for p in (0.1, 0.3, 0.5):
+        exact_mean, exact_variance = 1.0, p / (1 - p)
+        result, problem = call_solution(dropout_moments, p)
+        if problem is not None:
+            return verdict(False, "", problem)
+        if not isinstance(result, (tuple, list)) or len(result) != 2:
+            return verdict(False, "", f"expected a pair (mean, variance), got {result!r}")
+        mean, variance = _as_float(result[0]), _as_float(result[1])
+        if mean is None or variance is None:
+            return verdict(False, "", f"expected two numbers (mean, variance), got {result!r}")
+        if abs(mean - exact_mean) > 0.01:
+            if abs(mean - (1 - p)) < 0.01:
+                message = "the mean is 1 - p only without the 1/(1 - p) scaling; inverted dropout keeps it at 1"
+            else:
+                message = (
+                    f"for p={p} the mean should be 1 (the expectation is preserved), got {mean:.4f}"
+                )
+            return verdict(False, "", message)
+        if abs(variance - exact_variance) > 0.01 * exact_variance:
+            if abs(variance - p * (1 - p)) < 1e-3:
+                message = "p(1 - p) is the variance of the mask m; dividing by 1 - p divides it by (1 - p)**2"
+            elif abs(variance - p) < 1e-3:
+                message = "p is not it: Var[m] = p(1 - p), then divide by (1 - p)**2"
+            else:
+                message = (
+                    f"for p={p} the variance should be {exact_variance:.4f}, got {variance:.4f}"
+                )
+            return verdict(False, "", message)
+    return verdict(
+        True,
+        "mean 1 and variance p/(1 - p): 0.1111 for p = 0.1, 1 for p = 0.5; dropout keeps the mean, "
+        "not the spread",
+        "",
+    )
+
+
+def check_sublayer_step(sublayer_step: Callable) -> bool:
+    """sublayer_step(x, sublayer, norm, dropout, norm_first) == ResidualSublayer's result."""
+    d_model = 8
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(3)
+        x = 3.0 * torch.randn(2, 5, d_model) + 1.0
+        sublayer = nn.Linear(d_model, d_model)
+        gain, bias = 1 + 0.5 * torch.randn(d_model), 0.5 * torch.randn(d_model)
+        for norm_first in (False, True):
+            placement = "Pre-LN" if norm_first else "Post-LN"
+            residual = ResidualSublayer(d_model, dropout=0.5, norm_first=norm_first)
+            with torch.no_grad():
+                residual.norm.weight.copy_(gain)
+                residual.norm.bias.copy_(bias)
+            for training in (False, True):
+                residual.train(training)
+                torch.manual_seed(11)
+                with torch.no_grad():
+                    expected = residual.residual_output(x, sublayer(residual.sublayer_input(x)))
+                torch.manual_seed(11)
+                with torch.no_grad():
+                    result, problem = call_solution(
+                        sublayer_step,
+                        x.clone(),
+                        sublayer,
+                        residual.norm,
+                        residual.dropout,
+                        norm_first,
+                    )
+                if problem is None:
+                    problem = _tensor_problem(result, expected, f"the {placement} output")
+                if problem is not None:
+                    return verdict(False, "", problem)
+                if _close(result, expected):
+                    continue
+                if not training:
+                    with torch.no_grad():
+                        swapped = (
+                            residual.norm(x + sublayer(x))
+                            if norm_first
+                            else x + sublayer(residual.norm(x))
+                        )
+                        no_residual = (
+                            sublayer(residual.norm(x)) if norm_first else residual.norm(sublayer(x))
+                        )
+                    if _close(result, swapped):
+                        return verdict(
+                            False,
+                            "",
+                            f"norm_first={norm_first} is {placement}, but you computed the other "
+                            "placement: Post-LN normalises after the add, Pre-LN before the sublayer",
+                        )
+                    if _close(result, no_residual):
+                        return verdict(
+                            False, "", f"{placement}: the residual x is missing; add x back"
+                        )
+                    return verdict(
+                        False,
+                        "",
+                        f"{placement}, eval mode: wrong values; Post-LN is norm(x + sublayer(x)), "
+                        "Pre-LN is x + sublayer(norm(x))",
+                    )
+                return verdict(
+                    False,
+                    "",
+                    f"{placement} is right in eval mode but not in training mode: apply dropout "
+                    "once, to the sublayer's output only, before adding x",
+                )
+    return verdict(
+        True,
+        "sublayer_step matches ResidualSublayer in both placements, with and without dropout",
+        "",
+    )

@@ -1,0 +1,163 @@
+"""Checks for the exercises of notebook 08 (the encoder).
+
+Each check runs the student's function on cases built here, prints a verdict in words and returns
+True or False; it never raises, and it leaves the notebook's random number generators untouched.
+"""
+
+import math
+from collections.abc import Callable
+
+import torch
+
+from helpers.encoder import Encoder, EncoderLayer
+from helpers.exercises import call_solution, verdict
+from helpers.masks import padding_mask
+
+
+def _count(module: torch.nn.Module) -> int:
+    return sum(parameter.numel() for parameter in module.parameters())
+
+
+def check_encoder_layer_forward(encoder_layer_forward: Callable) -> bool:
+    """encoder_layer_forward(layer, x, src_mask) must equal layer(x, src_mask)[0], in both placements."""
+    try:
+        with torch.random.fork_rng(devices=[]), torch.no_grad():
+            torch.manual_seed(8)
+            src = torch.tensor([[5, 6, 7, 8, 9], [5, 6, 0, 0, 0]])
+            src_mask = padding_mask(src, 0)
+            x = torch.randn(2, 5, 16)
+            for norm_first, name in ((False, "Post-LN"), (True, "Pre-LN")):
+                layer = EncoderLayer(16, 2, 32, norm_first=norm_first).eval()
+                expected, _ = layer(x, src_mask)
+                result, problem = call_solution(encoder_layer_forward, layer, x, src_mask)
+                if problem:
+                    return verdict(False, "", problem)
+                if isinstance(result, tuple):
+                    return verdict(
+                        False,
+                        "",
+                        "return only the output tensor, not a tuple (the attention returns a pair: "
+                        "keep its first element)",
+                    )
+                if not isinstance(result, torch.Tensor) or result.shape != expected.shape:
+                    shape = tuple(result.shape) if isinstance(result, torch.Tensor) else None
+                    return verdict(
+                        False,
+                        "",
+                        f"{name}: expected a tensor of shape {tuple(expected.shape)} like x, "
+                        f"got {type(result).__name__} {shape or ''}".rstrip(),
+                    )
+                if not torch.allclose(result.float(), expected, atol=1e-5, rtol=1e-5):
+                    hint = (
+                        "Post-LN normalises after the residual addition: norm(x + sublayer(x))"
+                        if not norm_first
+                        else "Pre-LN normalises what the sublayer reads and adds to the "
+                        "un-normalised x: x + sublayer(norm(x))"
+                    )
+                    return verdict(False, "", f"{name} layer: your output differs. {hint}")
+        return verdict(
+            True,
+            "your layer matches EncoderLayer in Post-LN and in Pre-LN",
+            "",
+        )
+    except Exception as error:  # a check reports, it never crashes the notebook
+        return verdict(
+            False, "", f"the check could not run your answer: {type(error).__name__}: {error}"
+        )
+
+
+def check_encoder_parameter_count(encoder_parameter_count: Callable) -> bool:
+    """encoder_parameter_count(vocab_size, d_model, d_ff, n_layers, norm_first) vs a built Encoder."""
+    cases = [
+        (13, 32, 64, 2, False, 4),
+        (13, 32, 64, 2, True, 4),
+        (100, 64, 256, 3, False, 8),
+        (1000, 128, 512, 6, True, 8),
+    ]
+    try:
+        with torch.random.fork_rng(devices=[]):
+            for vocab_size, d_model, d_ff, n_layers, norm_first, n_heads in cases:
+                sizes = (vocab_size, d_model, d_ff, n_layers, norm_first)
+                expected = _count(
+                    Encoder(
+                        vocab_size,
+                        d_model,
+                        n_heads,
+                        d_ff,
+                        n_layers,
+                        norm_first=norm_first,
+                        max_len=1,
+                    )
+                )
+                result, problem = call_solution(encoder_parameter_count, *sizes)
+                if problem:
+                    return verdict(False, "", problem)
+                if not isinstance(result, int) or isinstance(result, bool):
+                    if isinstance(result, float) and result.is_integer():
+                        result = int(result)
+                    else:
+                        return verdict(False, "", f"expected an int, got {type(result).__name__}")
+                if result == expected:
+                    continue
+                name = (
+                    f"vocab_size={vocab_size}, d_model={d_model}, d_ff={d_ff}, "
+                    f"n_layers={n_layers}, norm_first={norm_first}"
+                )
+                difference = result - expected
+                if difference == -2 * d_model and norm_first:
+                    hint = "Pre-LN has one more LayerNorm at the end of the stack (2·d_model)"
+                elif difference == 2 * d_model and not norm_first:
+                    hint = "Post-LN has no final LayerNorm: its layers already end with one"
+                elif difference == -vocab_size * d_model:
+                    hint = "did you forget the embedding table (vocab_size · d_model)?"
+                elif difference % n_layers == 0 and difference != 0:
+                    hint = "the per-layer count is off: check the attention, feed-forward and two norms"
+                else:
+                    hint = "count the embedding, N layers and the final norm of Pre-LN"
+                return verdict(
+                    False, "", f"for {name}: expected {expected:,}, got {result:,}. {hint}"
+                )
+        return verdict(
+            True,
+            f"your formula matches Encoder in all {len(cases)} configurations, Post-LN and Pre-LN",
+            "",
+        )
+    except Exception as error:
+        return verdict(
+            False, "", f"the check could not run your answer: {type(error).__name__}: {error}"
+        )
+
+
+def check_matching_embedding_std(matching_embedding_std: Callable) -> bool:
+    """matching_embedding_std(d_model) must make scaled embeddings as long as positional rows."""
+    try:
+        for d_model in (32, 100, 512):
+            expected = 1 / math.sqrt(2 * d_model)
+            result, problem = call_solution(matching_embedding_std, d_model)
+            if problem:
+                return verdict(False, "", problem)
+            if isinstance(result, torch.Tensor) and result.numel() == 1:
+                result = result.item()
+            if not isinstance(result, (int, float)) or isinstance(result, bool):
+                return verdict(False, "", f"expected a number, got {type(result).__name__}")
+            if abs(result - expected) <= 0.03 * expected:
+                continue
+            if abs(result - d_model**-0.5) <= 0.03 * d_model**-0.5:
+                hint = (
+                    "that is the N(0, 1/d_model) initialisation, which gives a ratio of sqrt(2): "
+                    "a row of PE has norm sqrt(d_model / 2), not sqrt(d_model)"
+                )
+            else:
+                hint = "solve sigma · sqrt(d_model) · sqrt(d_model) = sqrt(d_model / 2) for sigma"
+            return verdict(
+                False,
+                "",
+                f"d_model={d_model}: expected about {expected:.4f}, got {result:.4f}. {hint}",
+            )
+        return verdict(
+            True, "σ = 1/sqrt(2·d_model): scaled tokens and positions are equally long", ""
+        )
+    except Exception as error:
+        return verdict(
+            False, "", f"the check could not run your answer: {type(error).__name__}: {error}"
+        )

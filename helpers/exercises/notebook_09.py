@@ -1,0 +1,164 @@
+"""Checks for the exercises of notebook 09 (the decoder).
+
+Each check runs the student's function on cases built here, prints a verdict in words and returns
+True or False; it never raises, and it leaves the notebook's random number generators untouched.
+"""
+
+from collections.abc import Callable
+
+import torch
+
+from helpers.decoder import Decoder, DecoderLayer
+from helpers.exercises import call_solution, verdict
+from helpers.masks import look_ahead_mask, padding_mask
+
+
+def _count(module: torch.nn.Module) -> int:
+    return sum(parameter.numel() for parameter in module.parameters())
+
+
+def check_decoder_layer_parameters(decoder_layer_parameters: Callable) -> bool:
+    """decoder_layer_parameters(d_model, d_ff) vs the parameters of a built DecoderLayer."""
+    cases = [(32, 64, 4), (48, 96, 4), (512, 2048, 8)]
+    try:
+        with torch.random.fork_rng(devices=[]):
+            for d_model, d_ff, n_heads in cases:
+                expected = _count(DecoderLayer(d_model, n_heads, d_ff))
+                result, problem = call_solution(decoder_layer_parameters, d_model, d_ff)
+                if problem:
+                    return verdict(False, "", problem)
+                if isinstance(result, float) and result.is_integer():
+                    result = int(result)
+                if not isinstance(result, int) or isinstance(result, bool):
+                    return verdict(False, "", f"expected an int, got {type(result).__name__}")
+                if result == expected:
+                    continue
+                difference = expected - result
+                attention = 4 * d_model**2 + 4 * d_model
+                if difference == attention:
+                    hint = "a decoder layer has two attentions: masked self-attention and cross-attention"
+                elif difference == 2 * d_model:
+                    hint = "a decoder layer has three layer norms, one per sublayer"
+                elif difference == attention + 2 * d_model:
+                    hint = "the cross-attention sublayer brings an attention and a layer norm"
+                else:
+                    hint = "count two attentions, one feed-forward network and three layer norms"
+                return verdict(
+                    False,
+                    "",
+                    f"d_model={d_model}, d_ff={d_ff}: expected {expected:,}, got {result:,}. {hint}",
+                )
+        return verdict(True, "your formula matches DecoderLayer for every size tried", "")
+    except Exception as error:  # a check reports, it never crashes the notebook
+        return verdict(
+            False, "", f"the check could not run your answer: {type(error).__name__}: {error}"
+        )
+
+
+def check_decode_without_cache(decode_without_cache: Callable) -> bool:
+    """decode_without_cache(decoder, tgt, memory, memory_mask) must equal the parallel pass."""
+    try:
+        with torch.random.fork_rng(devices=[]), torch.no_grad():
+            torch.manual_seed(9)
+            decoder = Decoder(11, 16, 2, 32, 2).eval()
+            tgt = torch.tensor([[2, 5, 6, 7, 8], [2, 9, 10, 0, 0]])
+            src = torch.tensor([[4, 5, 6, 0], [4, 5, 6, 7]])
+            memory = torch.randn(2, 4, 16)
+            memory_mask = padding_mask(src, 0)
+            expected, _, _ = decoder(tgt, memory, look_ahead_mask(5), memory_mask)
+            result, problem = call_solution(decode_without_cache, decoder, tgt, memory, memory_mask)
+            if problem:
+                return verdict(False, "", problem)
+            if isinstance(result, tuple):
+                return verdict(
+                    False,
+                    "",
+                    "return only the outputs tensor (the decoder returns a triple: keep its first element)",
+                )
+            if not isinstance(result, torch.Tensor) or result.shape != expected.shape:
+                shape = (
+                    tuple(result.shape)
+                    if isinstance(result, torch.Tensor)
+                    else type(result).__name__
+                )
+                return verdict(
+                    False,
+                    "",
+                    f"expected shape (batch, tgt_len, d_model) = {tuple(expected.shape)}, got {shape}",
+                )
+            if torch.allclose(result[:, :1], expected[:, :1], atol=1e-5) and not torch.allclose(
+                result, expected, atol=1e-5
+            ):
+                hint = (
+                    "position 0 is right but later ones are not: keep the LAST output of each "
+                    "prefix (output[:, -1:]) and use a look-ahead mask of the prefix's length"
+                )
+            else:
+                hint = "run the decoder on tgt[:, : t + 1] with look_ahead_mask(t + 1) for each t"
+            if not torch.allclose(result, expected, atol=1e-5, rtol=1e-5):
+                return verdict(False, "", f"your outputs differ from the parallel pass. {hint}")
+        return verdict(
+            True,
+            "prefix by prefix gives the parallel pass's output: 1 + 2 + ... + tgt_len positions "
+            "processed, against tgt_len with a cache",
+            "",
+        )
+    except Exception as error:
+        return verdict(
+            False, "", f"the check could not run your answer: {type(error).__name__}: {error}"
+        )
+
+
+def check_torch_decoder_masks(torch_decoder_masks: Callable) -> bool:
+    """torch_decoder_masks(tgt, src, pad_id) -> PyTorch's (tgt_mask, tgt_key_padding_mask, memory_key_padding_mask)."""
+    try:
+        pad_id = 0
+        tgt = torch.tensor([[2, 5, 6, 7], [2, 8, 0, 0], [2, 9, 10, 0]])
+        src = torch.tensor([[4, 5, 6, 0, 0], [4, 5, 6, 7, 8], [4, 0, 0, 0, 0]])
+        names = ("tgt_mask", "tgt_key_padding_mask", "memory_key_padding_mask")
+        expected = (
+            torch.ones(4, 4, dtype=torch.bool).triu(diagonal=1),
+            tgt == pad_id,
+            src == pad_id,
+        )
+        result, problem = call_solution(torch_decoder_masks, tgt, src, pad_id)
+        if problem:
+            return verdict(False, "", problem)
+        if not isinstance(result, (tuple, list)) or len(result) != 3:
+            return verdict(
+                False,
+                "",
+                f"expected a tuple of three masks ({', '.join(names)}), got {type(result).__name__}",
+            )
+        for name, mask, wanted in zip(names, result, expected, strict=True):
+            if not isinstance(mask, torch.Tensor):
+                return verdict(False, "", f"{name}: expected a tensor, got {type(mask).__name__}")
+            if mask.dtype != torch.bool:
+                return verdict(False, "", f"{name}: expected dtype torch.bool, got {mask.dtype}")
+            if mask.shape != wanted.shape:
+                return verdict(
+                    False,
+                    "",
+                    f"{name}: expected shape {tuple(wanted.shape)}, got {tuple(mask.shape)}",
+                )
+            if torch.equal(mask, ~wanted):
+                return verdict(
+                    False,
+                    "",
+                    f"{name} is inverted: PyTorch wants True where attention is NOT allowed",
+                )
+            if name == "tgt_mask" and torch.equal(mask, torch.ones(4, 4, dtype=torch.bool).triu()):
+                return verdict(
+                    False,
+                    "",
+                    "tgt_mask blocks the diagonal too: a position may attend to itself (triu with diagonal=1)",
+                )
+            if not torch.equal(mask, wanted):
+                return verdict(
+                    False, "", f"{name} is not what PyTorch expects; check it on a small example"
+                )
+        return verdict(True, "all three masks are in PyTorch's convention, True = not allowed", "")
+    except Exception as error:
+        return verdict(
+            False, "", f"the check could not run your answer: {type(error).__name__}: {error}"
+        )

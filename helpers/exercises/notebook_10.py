@@ -1,0 +1,187 @@
+"""Checks for the exercises of notebook 10 (the Transformer).
+
+Each check prints a verdict in words and returns True or False; it never raises on a wrong or
+unfinished answer.
+"""
+
+import inspect
+from collections.abc import Callable
+
+import numpy as np
+import torch
+from torch import nn
+
+from helpers.exercises import call_solution, verdict
+from helpers.transformer import Transformer, TransformerConfig
+
+
+def _small_config(**overrides) -> TransformerConfig:
+    sizes = dict(src_vocab_size=11, tgt_vocab_size=13, d_model=16, n_heads=2, d_ff=32, n_layers=1)
+    sizes.update(overrides)
+    return TransformerConfig(**sizes)
+
+
+def _distinct_embedding_parameters(model: Transformer) -> int:
+    """The truth, read from a built model: every distinct matrix of the three modules once."""
+    matrices = {
+        id(module.weight): module.weight.numel()
+        for module in (
+            model.encoder.embedding.embedding,
+            model.decoder.embedding.embedding,
+            model.output_projection,
+        )
+    }
+    return sum(matrices.values())
+
+
+def check_embedding_parameters(function: Callable[[TransformerConfig], int]) -> bool:
+    """Exercise 1: embedding_parameters(config) for the three sharing settings."""
+    cases = {
+        "no sharing (11 source, 13 target words)": _small_config(),
+        "target tying (11 source, 13 target words)": _small_config(tie_output_projection=True),
+        "three-way sharing (13 words)": _small_config(src_vocab_size=13, share_embeddings=True),
+        "no sharing, d_model=24": _small_config(d_model=24, n_heads=4),
+    }
+    for name, config in cases.items():
+        torch.manual_seed(0)
+        expected = _distinct_embedding_parameters(Transformer(config))
+        result, problem = call_solution(function, config)
+        if problem is not None:
+            return verdict(False, "", problem)
+        if isinstance(result, torch.Tensor) and result.numel() == 1:
+            result = result.item()
+        if not isinstance(result, int) or isinstance(result, bool):
+            return verdict(
+                False, "", f"expected an int (a number of parameters), got {type(result).__name__}"
+            )
+        if result != expected:
+            hint = (
+                "a shared matrix counts once"
+                if config.share_embeddings or config.tie_output_projection
+                else "without sharing there are three matrices, two of them V_tgt x d_model"
+            )
+            return verdict(
+                False, "", f"{name}: expected {expected:,} parameters, got {result:,} ({hint})"
+            )
+    return verdict(
+        True, f"embedding_parameters is right in all {len(cases)} settings, sharing included", ""
+    )
+
+
+class _LooksAhead(nn.Module):
+    """A model that is not causal: it reads the target backwards, so position t sees tokens > t."""
+
+    def __init__(self, model: nn.Module):
+        super().__init__()
+        self.model = model
+
+    def forward(self, src: torch.Tensor, tgt: torch.Tensor) -> torch.Tensor:
+        return self.model(src, tgt.flip(1)).flip(1)
+
+
+def _as_bool(result) -> bool | None:
+    if isinstance(result, (bool, np.bool_)):
+        return bool(result)
+    if isinstance(result, torch.Tensor) and result.numel() == 1 and result.dtype == torch.bool:
+        return bool(result.item())
+    return None
+
+
+def check_is_causal(function: Callable[[nn.Module, torch.Tensor, torch.Tensor], bool]) -> bool:
+    """Exercise 2: is_causal(model, src, tgt) says True for our model and False for a leaky one."""
+    torch.manual_seed(0)
+    model = Transformer(_small_config(n_layers=2)).eval()
+    src = torch.randint(1, 11, (2, 5))
+    tgt = torch.randint(1, 13, (2, 6))
+    cases = [
+        ("our Transformer", model, True),
+        ("a model that reads ahead", _LooksAhead(model), False),
+    ]
+    for name, candidate, expected in cases:
+        result, problem = call_solution(function, candidate, src.clone(), tgt.clone())
+        if problem is not None:
+            return verdict(False, "", f"on {name}: {problem}")
+        answer = _as_bool(result)
+        if answer is None:
+            return verdict(False, "", f"expected True or False, got {type(result).__name__}")
+        if answer != expected:
+            why = (
+                "its logits before position k do not change when later tokens change; "
+                "compare with a tolerance such as atol=1e-6, not exact equality"
+                if expected
+                else "its logits at early positions change when the last tokens change: change "
+                "the tokens from k on and compare the logits before k"
+            )
+            return verdict(False, "", f"{name}: expected {expected}, got {answer} ({why})")
+    return verdict(
+        True, "is_causal accepts the Transformer and catches a model that looks ahead", ""
+    )
+
+
+def check_cached_decode_logits(
+    function: Callable[[Transformer, torch.Tensor, torch.Tensor], torch.Tensor],
+) -> bool:
+    """Exercise 3: logits computed one position at a time with a cache equal model(src, tgt)."""
+    torch.manual_seed(0)
+    model = Transformer(_small_config(n_layers=2)).eval()
+    src = torch.randint(1, 11, (2, 5))
+    src[1, 3:] = model.config.pad_id  # source padding must still be masked in cross-attention
+    tgt = torch.randint(1, 13, (2, 4))
+    with torch.no_grad():
+        expected = model(src, tgt)
+
+    calls = []
+    original_decode = model.decode
+
+    signature = inspect.signature(original_decode)
+
+    def watched_decode(*args, **kwargs):
+        bound = signature.bind(*args, **kwargs)
+        bound.apply_defaults()
+        calls.append(
+            (
+                bound.arguments["tgt"].shape[1],
+                bound.arguments["cache"] is not None,
+                bound.arguments["start"],
+            )
+        )
+        return original_decode(*args, **kwargs)
+
+    model.decode = watched_decode  # an instance attribute: records the calls, changes nothing
+    result, problem = call_solution(function, model, src, tgt)
+    if problem is not None:
+        return verdict(False, "", problem)
+    if not isinstance(result, torch.Tensor):
+        return verdict(False, "", f"expected a tensor of logits, got {type(result).__name__}")
+    if result.shape != expected.shape:
+        return verdict(
+            False,
+            "",
+            f"expected logits of shape {tuple(expected.shape)} (batch, tgt_len, tgt_vocab), "
+            f"got {tuple(result.shape)}",
+        )
+    if len(calls) != tgt.shape[1] or any(length != 1 or not cached for length, cached, _ in calls):
+        return verdict(
+            False,
+            "",
+            f"expected {tgt.shape[1]} calls of model.decode with one position each and "
+            f"cache=..., got {len(calls)} call(s) with lengths {[length for length, _, _ in calls]}",
+        )
+    if [start for _, _, start in calls] != list(range(tgt.shape[1])):
+        return verdict(
+            False, "", f"expected start=0, 1, 2, ..., got {[start for _, _, start in calls]}"
+        )
+    if not torch.allclose(result.detach().float(), expected, atol=1e-5, rtol=0):
+        difference = (result.detach().float() - expected).abs().max().item()
+        return verdict(
+            False,
+            "",
+            f"the logits differ from model(src, tgt) by up to {difference:.3g}: use one cache "
+            "for all steps, created once with model.decoder.new_cache()",
+        )
+    return verdict(
+        True,
+        f"one position per call with a cache gives the logits of model(src, tgt), "
+        f"{tgt.shape[1]} steps",
+        "",
+    )

@@ -1,0 +1,182 @@
+"""Checks for the exercises of notebook 11 (training).
+
+Each check prints a verdict in words and returns True or False; it never raises on a wrong or
+unfinished answer.
+"""
+
+import math
+from collections.abc import Callable
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from helpers.exercises import call_solution, verdict
+from helpers.training import smoothed_targets, warmup_lambda
+
+
+def _as_float(result) -> float | None:
+    """A Python float from a float, an int, a NumPy scalar or a one-element tensor; else None."""
+    if isinstance(result, bool):
+        return None
+    if isinstance(result, (int, float, np.floating, np.integer)):
+        return float(result)
+    if isinstance(result, torch.Tensor) and result.numel() == 1 and result.is_floating_point():
+        return result.item()
+    return None
+
+
+def _paper_rate(step: int, d_model: int, warmup_steps: int) -> float:
+    return d_model**-0.5 * min(step**-0.5, step * warmup_steps**-1.5)
+
+
+def check_noam_rate(function: Callable[[int, int, int], float]) -> bool:
+    """Exercise 1: noam_rate(step, d_model, warmup_steps), step counted from 1."""
+    cases = [
+        (d_model, warmup, step)
+        for d_model, warmup in ((512, 4000), (256, 4000), (128, 100))
+        for step in (1, 2, warmup // 2, warmup - 1, warmup, warmup + 1, 3 * warmup, 100_000)
+    ]
+    for d_model, warmup, step in cases:
+        expected = warmup_lambda(d_model, warmup)(step - 1)  # the LambdaLR counts from 0
+        result, problem = call_solution(function, step, d_model, warmup)
+        if problem is not None:
+            return verdict(False, "", problem)
+        value = _as_float(result)
+        if value is None:
+            return verdict(False, "", f"expected a float, got {type(result).__name__}")
+        if math.isclose(value, expected, rel_tol=1e-6):
+            continue
+        where = f"step {step}, d_model {d_model}, warmup_steps {warmup}"
+        if math.isclose(value, _paper_rate(step + 1, d_model, warmup), rel_tol=1e-6):
+            hint = "off by one: here step counts from 1 (the paper's step), not from 0"
+        elif math.isclose(value, expected * d_model**0.5, rel_tol=1e-6):
+            hint = "the factor d_model^-0.5 is missing"
+        elif step < warmup and math.isclose(value, d_model**-0.5 * step**-0.5, rel_tol=1e-6):
+            hint = "during the warm-up the smaller of the two terms wins: use min, not max"
+        elif step > warmup and math.isclose(
+            value, d_model**-0.5 * step * warmup**-1.5, rel_tol=1e-6
+        ):
+            hint = "after the warm-up the smaller of the two terms wins: use min, not max"
+        else:
+            hint = "compare with d_model^-0.5 * min(step^-0.5, step * warmup_steps^-1.5)"
+        return verdict(False, "", f"{where}: expected {expected:.6g}, got {value:.6g} ({hint})")
+    return verdict(
+        True,
+        f"noam_rate matches the schedule of §5.3 at {len(cases)} steps, warm-up and decay",
+        "",
+    )
+
+
+def check_padding_fraction(function: Callable[[torch.Tensor, int], float]) -> bool:
+    """Exercise 2: padding_fraction(batch, pad_id) -> fraction of entries equal to pad_id."""
+    cases = [
+        ("two rows, 3 pads in 6", torch.tensor([[5, 6, 0], [7, 0, 0]]), 0, 0.5),
+        ("no padding", torch.tensor([[4, 5], [6, 7]]), 0, 0.0),
+        ("pad id 3, 1 pad in 8", torch.tensor([[4, 5, 6, 7], [8, 9, 10, 3]]), 3, 0.125),
+        ("one row, 3 pads in 4", torch.tensor([[9, 0, 0, 0]]), 0, 0.75),
+    ]
+    for name, batch, pad_id, expected in cases:
+        result, problem = call_solution(function, batch.clone(), pad_id)
+        if problem is not None:
+            return verdict(False, "", problem)
+        value = _as_float(result)
+        if value is None:
+            return verdict(False, "", f"expected a float, got {type(result).__name__}")
+        if math.isclose(value, expected, abs_tol=1e-9):
+            continue
+        pads = int((batch == pad_id).sum())
+        if math.isclose(value, pads, abs_tol=1e-9) and pads != expected:
+            hint = "that is the number of pads: divide by the number of entries"
+        elif math.isclose(value, 1 - expected, abs_tol=1e-9):
+            hint = "that is the fraction of real tokens: count the entries equal to pad_id"
+        elif math.isclose(value, pads / batch.shape[0], abs_tol=1e-9):
+            hint = "divide by every entry, batch * seq_len, not by the number of rows"
+        else:
+            hint = "count the entries equal to pad_id and divide by batch.numel()"
+        return verdict(False, "", f"{name}: expected {expected}, got {value:.4g} ({hint})")
+    return verdict(True, f"padding_fraction is right on all {len(cases)} batches", "")
+
+
+def check_smoothed_targets(function: Callable[[torch.Tensor, int, float], torch.Tensor]) -> bool:
+    """Exercise 3: smooth(target, vocab_size, epsilon) -> (n, vocab_size) distributions."""
+    cases = [
+        (torch.tensor([4, 5, 6, 7, 3]), 8, 0.1),
+        (torch.tensor([0, 9, 2]), 10, 0.2),
+        (torch.tensor([1, 1]), 5, 0.0),
+    ]
+    for target, vocab_size, epsilon in cases:
+        expected = smoothed_targets(target, vocab_size, epsilon)
+        result, problem = call_solution(function, target.clone(), vocab_size, epsilon)
+        if problem is not None:
+            return verdict(False, "", problem)
+        if not isinstance(result, torch.Tensor):
+            return verdict(False, "", f"expected a tensor, got {type(result).__name__}")
+        where = f"targets {target.tolist()}, V = {vocab_size}, ε = {epsilon}"
+        if tuple(result.shape) != tuple(expected.shape):
+            return verdict(
+                False,
+                "",
+                f"{where}: expected shape {tuple(expected.shape)} (n, vocab_size), "
+                f"got {tuple(result.shape)}",
+            )
+        result = result.detach().double()
+        if torch.allclose(result, expected.double(), atol=1e-6, rtol=0):
+            continue
+        rows = torch.arange(len(target))
+        gold = result[rows, target]
+        if not torch.allclose(result.sum(dim=1), torch.ones(len(target), dtype=torch.double)):
+            hint = "each row should sum to 1"
+            if torch.allclose(gold, torch.full_like(gold, 1 - epsilon)):
+                hint += ": the gold id keeps its own share ε/V too, 1 - ε + ε/V"
+        elif torch.allclose(gold, torch.full_like(gold, 1 - epsilon)):
+            hint = (
+                "this spreads ε over the V - 1 wrong words only; here (and in PyTorch) ε is "
+                "spread over all V words, so the gold id gets 1 - ε + ε/V"
+            )
+        else:
+            hint = "expected 1 - ε + ε/V on each row's target id and ε/V elsewhere"
+        return verdict(False, "", f"{where}: wrong values ({hint})")
+    return verdict(True, f"smooth matches smoothed_targets in all {len(cases)} cases", "")
+
+
+def check_two_term_smoothing_loss(
+    function: Callable[[torch.Tensor, torch.Tensor, float, int], torch.Tensor],
+) -> bool:
+    """Exercise 4: the smoothed loss as (1 - eps) * NLL + eps * mean(-log p), pads ignored."""
+    generator = torch.Generator().manual_seed(11)
+    logits = 3 * torch.randn(3, 6, 17, generator=generator)
+    target = torch.randint(4, 17, (3, 6), generator=generator)
+    target[1, 4:] = 0
+    target[2, 2:] = 0
+    for epsilon in (0.1, 0.0, 0.3):
+        expected = F.cross_entropy(
+            logits.flatten(0, 1), target.flatten(), label_smoothing=epsilon, ignore_index=0
+        )
+        result, problem = call_solution(function, logits.clone(), target.clone(), epsilon, 0)
+        if problem is not None:
+            return verdict(False, "", problem)
+        value = _as_float(result)
+        if value is None:
+            return verdict(
+                False, "", f"expected a scalar tensor (the mean loss), got {type(result).__name__}"
+            )
+        if math.isclose(value, expected.item(), rel_tol=1e-5, abs_tol=1e-6):
+            continue
+        with_pads = F.cross_entropy(logits.flatten(0, 1), target.flatten(), label_smoothing=epsilon)
+        if math.isclose(value, with_pads.item(), rel_tol=1e-5):
+            hint = "the pad positions are counted: keep only the positions where target != pad_id"
+        else:
+            hint = "check both terms: (1 - ε) times -log p(y), plus ε times the mean of -log p"
+        return verdict(
+            False,
+            "",
+            f"ε = {epsilon}: expected {expected.item():.5f} (F.cross_entropy with "
+            f"label_smoothing and ignore_index), got {value:.5f} ({hint})",
+        )
+    return verdict(
+        True,
+        "two_term_smoothing_loss equals F.cross_entropy(label_smoothing=ε, ignore_index=pad) "
+        "for ε = 0.1, 0 and 0.3",
+        "",
+    )

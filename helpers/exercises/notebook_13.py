@@ -1,0 +1,172 @@
+"""Checks for the exercises of notebook 13 (why self-attention).
+
+Each check prints a verdict in words and returns True or False; it never raises on a wrong or
+unfinished answer.
+"""
+
+from collections.abc import Callable
+
+import numpy as np
+import torch
+from torch.utils.flop_counter import FlopCounterMode
+
+from helpers.exercises import call_solution, verdict
+from helpers.multi_head_attention import MultiHeadAttention
+
+
+def _as_int(result: object) -> int | None:
+    """An int from an int, a numpy integer or a one-element integer tensor; None otherwise."""
+    if isinstance(result, bool):
+        return None
+    if isinstance(result, (int, np.integer)):
+        return int(result)
+    if isinstance(result, torch.Tensor) and result.numel() == 1 and not result.is_floating_point():
+        return int(result.item())
+    return None
+
+
+def _causal_conv_layers_truth(n: int, kernel_size: int, dilated: bool) -> int:
+    """Follows the receptive field position by position: which inputs can output n - 1 see?"""
+    seen = {n - 1}  # positions output n - 1 depends on after the layers so far
+    layers = 0
+    while 0 not in seen:
+        dilation = kernel_size**layers if dilated else 1
+        seen = {p - tap * dilation for p in seen for tap in range(kernel_size)}
+        seen = {p for p in seen if p >= 0}
+        layers += 1
+    return layers
+
+
+def check_causal_conv_layers(function: Callable[[int, int, bool], int]) -> bool:
+    """Exercise 1: causal_conv_layers(n, kernel_size, dilated) for several sizes."""
+    cases = [
+        (16, 3, False),
+        (16, 3, True),
+        (2, 2, False),
+        (100, 5, False),
+        (100, 5, True),
+        (1025, 2, True),
+        (1000, 4, True),
+    ]
+    for n, kernel_size, dilated in cases:
+        expected = _causal_conv_layers_truth(n, kernel_size, dilated)
+        result, problem = call_solution(function, n, kernel_size, dilated)
+        if problem is not None:
+            return verdict(False, "", problem)
+        answer = _as_int(result)
+        if answer is None:
+            return verdict(
+                False, "", f"expected an int (a number of layers), got {type(result).__name__}"
+            )
+        if answer != expected:
+            hint = (
+                "layer l has dilation kernel_size**l and reaches (kernel_size - 1) * dilation back"
+                if dilated
+                else "each causal layer reaches kernel_size - 1 positions back, not (k - 1) / 2"
+            )
+            return verdict(
+                False,
+                "",
+                f"n={n}, kernel_size={kernel_size}, dilated={dilated}: expected {expected} "
+                f"layers, got {answer} ({hint})",
+            )
+    return verdict(
+        True,
+        f"causal_conv_layers is right in all {len(cases)} cases, dilated and contiguous",
+        "",
+    )
+
+
+def _prefix_lm_truth(length: int, prefix_length: int) -> torch.Tensor:
+    query = torch.arange(length)[:, None]
+    key = torch.arange(length)[None, :]
+    return (key <= query) | ((query < prefix_length) & (key < prefix_length))
+
+
+def check_prefix_lm_mask(function: Callable[[int, int], torch.Tensor]) -> bool:
+    """Exercise 2: prefix_lm_mask(length, prefix_length) for several lengths and prefixes."""
+    cases = [(5, 2), (6, 3), (4, 0), (4, 1), (4, 4), (1, 1), (7, 5)]
+    for length, prefix_length in cases:
+        expected = _prefix_lm_truth(length, prefix_length)
+        result, problem = call_solution(function, length, prefix_length)
+        if problem is not None:
+            return verdict(False, "", problem)
+        if not isinstance(result, torch.Tensor):
+            return verdict(False, "", f"expected a bool tensor, got {type(result).__name__}")
+        if result.dtype != torch.bool:
+            return verdict(
+                False, "", f"expected dtype torch.bool (True = may attend), got {result.dtype}"
+            )
+        if result.shape != expected.shape:
+            return verdict(
+                False,
+                "",
+                f"length={length}: expected shape {tuple(expected.shape)} (queries x keys), got "
+                f"{tuple(result.shape)}",
+            )
+        result = result.cpu()
+        if not torch.equal(result, expected):
+            wrong = (result != expected).nonzero()[0].tolist()
+            query, key = wrong
+            should = "may" if expected[query, key] else "may not"
+            return verdict(
+                False,
+                "",
+                f"length={length}, prefix_length={prefix_length}: query {query} {should} attend "
+                f"to key {key}, your mask says {bool(result[query, key])}",
+            )
+    return verdict(
+        True,
+        f"prefix_lm_mask is right for all {len(cases)} cases, from a pure look-ahead mask "
+        "(prefix 0) to a full one (prefix = length)",
+        "",
+    )
+
+
+def _attention_flops_truth(n: int, d_model: int, n_heads: int) -> int:
+    torch.manual_seed(0)
+    attention = MultiHeadAttention(d_model, n_heads)
+    x = torch.randn(1, n, d_model)
+    counter = FlopCounterMode(display=False)
+    with torch.no_grad(), counter:
+        attention(x, x, x, need_weights=True)
+    return counter.get_total_flops()
+
+
+def check_attention_flops(function: Callable[[int, int], int]) -> bool:
+    """Exercise 3: attention_flops(n, d_model) against PyTorch's FlopCounterMode."""
+    cases = [(8, 16, 2), (16, 8, 4), (64, 64, 4), (100, 32, 8), (1, 12, 3)]
+    for n, d_model, n_heads in cases:
+        expected = _attention_flops_truth(n, d_model, n_heads)
+        result, problem = call_solution(function, n, d_model)
+        if problem is not None:
+            return verdict(False, "", problem)
+        answer = _as_int(result)
+        if answer is None and isinstance(result, float) and result.is_integer():
+            answer = int(result)
+        if answer is None:
+            return verdict(
+                False, "", f"expected an int (a number of FLOPs), got {type(result).__name__}"
+            )
+        if answer != expected:
+            if answer == 8 * n * d_model * d_model:
+                hint = "that is the four projections alone: add QK^T and weights @ V"
+            elif 2 * answer == expected:
+                hint = "count 2 FLOPs per multiply-add"
+            else:
+                hint = (
+                    "four projections of 2 * n * d_model^2 FLOPs each, then QK^T and weights @ V "
+                    "summed over the heads"
+                )
+            return verdict(
+                False,
+                "",
+                f"n={n}, d_model={d_model} ({n_heads} heads): FlopCounterMode counts "
+                f"{expected:,} FLOPs, you said {answer:,} ({hint})",
+            )
+    return verdict(
+        True,
+        f"attention_flops matches FlopCounterMode for all {len(cases)} sizes, whatever the "
+        "number of heads",
+        "",
+    )

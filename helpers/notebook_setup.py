@@ -1,0 +1,89 @@
+"""One call at the top of every notebook so that it prints the same thing on every run.
+
+    device = setup_notebook()
+
+fixes the random seeds (Python, NumPy, PyTorch), the thread count (float sums depend on how work is
+split between threads), how tensors print, and the plotting style (PNG figures at a modest size).
+It returns the device the notebook should put tensors on: the CPU unless asked otherwise, because
+stored outputs are recorded on a CPU. To scale a notebook up on a GPU, set the environment
+variable ``TRANSFORMER_DEVICE=cuda`` before starting JupyterLab (outputs will then differ from
+the stored ones, which is expected).
+"""
+
+from __future__ import annotations
+
+import os
+import random
+
+import numpy as np
+import torch
+
+DEVICE_ENV_VAR = "TRANSFORMER_DEVICE"
+
+
+def seed_everything(seed: int) -> None:
+    """Seed Python's, NumPy's and PyTorch's random number generators."""
+    if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
+        raise ValueError(f"seed: expected a non-negative int, got {seed!r}")
+    random.seed(seed)
+    np.random.seed(seed)
+    torch.manual_seed(seed)
+
+
+def pick_device(device: str | torch.device | None = None) -> torch.device:
+    """The device to use: the argument, else $TRANSFORMER_DEVICE, else the CPU."""
+    name = device if device is not None else os.environ.get(DEVICE_ENV_VAR, "cpu")
+    try:
+        chosen = torch.device(name)
+    except (RuntimeError, TypeError) as error:
+        raise ValueError(
+            f"device: expected a torch device name such as 'cpu' or 'cuda', got {name!r}"
+        ) from error
+    if chosen.type == "cuda" and not torch.cuda.is_available():
+        raise ValueError(f"device: {name!r} was asked for but torch sees no CUDA device")
+    return chosen
+
+
+def setup_notebook(
+    seed: int = 0,
+    threads: int = 1,
+    precision: int = 4,
+    device: str | torch.device | None = None,
+) -> torch.device:
+    """Make a notebook deterministic and return its device.
+
+    seed: for Python, NumPy and PyTorch. threads: PyTorch's intra-op thread count (1 gives the
+    same float sums on every machine). precision: digits when tensors print.
+    """
+    if not isinstance(threads, int) or threads < 1:
+        raise ValueError(f"threads: expected a positive int, got {threads!r}")
+    if not isinstance(precision, int) or precision < 0:
+        raise ValueError(f"precision: expected a non-negative int, got {precision!r}")
+    seed_everything(seed)
+    torch.set_num_threads(threads)
+    torch.set_printoptions(precision=precision, sci_mode=False, linewidth=100)
+    np.set_printoptions(precision=precision, suppress=True, linewidth=100)
+    _set_plot_style()
+    return pick_device(device)
+
+
+def _set_plot_style() -> None:
+    import matplotlib as mpl
+    import seaborn as sns
+
+    sns.set_theme(style="white", context="notebook")
+    mpl.rcParams.update(
+        {
+            "figure.dpi": 100,
+            "savefig.dpi": 100,
+            "figure.figsize": (6.0, 4.0),
+            "image.cmap": "viridis",
+            "svg.hashsalt": "transformer-step-by-step",
+        }
+    )
+    try:  # Only inside a Jupyter kernel: store figures as PNG (SVG embeds dates and random ids).
+        from matplotlib_inline.backend_inline import set_matplotlib_formats
+
+        set_matplotlib_formats("png")
+    except ImportError:  # pragma: no cover - matplotlib_inline comes with ipykernel
+        pass

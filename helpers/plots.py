@@ -1,0 +1,153 @@
+"""Labelled heatmaps for attention weights, masks and positional encodings.
+
+Both functions return the matplotlib figure, so a notebook ends the cell with ``plt.show()`` and a
+test can read the labels and the data back from ``fig.axes``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import matplotlib.pyplot as plt
+import numpy as np
+import seaborn as sns
+import torch
+from matplotlib.figure import Figure
+
+ArrayLike = torch.Tensor | np.ndarray
+
+
+def _to_numpy(data: ArrayLike, name: str, ndim: int) -> np.ndarray:
+    if isinstance(data, torch.Tensor):
+        data = data.detach().to("cpu", torch.float32).numpy()
+    elif isinstance(data, np.ndarray):
+        data = data.astype(np.float32)
+    else:
+        raise ValueError(
+            f"{name}: expected a torch.Tensor or numpy array, got {type(data).__name__}"
+        )
+    if data.ndim != ndim:
+        raise ValueError(f"{name}: expected {ndim} dimensions, got shape {tuple(data.shape)}")
+    return data
+
+
+def _check_labels(labels: Sequence[str] | None, size: int, name: str) -> list[str] | bool:
+    if labels is None:
+        return size <= 40
+    labels = [str(label) for label in labels]
+    if len(labels) != size:
+        raise ValueError(f"{name}: expected {size} labels to match the data, got {len(labels)}")
+    return labels
+
+
+def plot_heatmap(
+    data: ArrayLike,
+    x_labels: Sequence[str] | None = None,
+    y_labels: Sequence[str] | None = None,
+    title: str = "",
+    xlabel: str = "",
+    ylabel: str = "",
+    ax: plt.Axes | None = None,
+    cmap: str = "viridis",
+    vmin: float | None = None,
+    vmax: float | None = None,
+    annotate: bool = False,
+    colorbar: bool = True,
+) -> Figure:
+    """Draw one heatmap of a 2-D array: rows are y (e.g. queries), columns are x (e.g. keys).
+
+    data: (rows, columns). x_labels / y_labels: one label per column / row (e.g. tokens).
+    annotate: write each value in its cell (for small matrices). Returns the figure.
+    """
+    values = _to_numpy(data, "data", ndim=2)
+    xticks = _check_labels(x_labels, values.shape[1], "x_labels")
+    yticks = _check_labels(y_labels, values.shape[0], "y_labels")
+    if ax is None:
+        width = min(10.0, 2.0 + 0.45 * values.shape[1]) if values.shape[1] <= 20 else 7.0
+        height = min(8.0, 1.5 + 0.4 * values.shape[0]) if values.shape[0] <= 20 else 5.0
+        fig, ax = plt.subplots(figsize=(max(width, 4.0), max(height, 3.0)))
+    else:
+        fig = ax.figure
+    sns.heatmap(
+        values,
+        ax=ax,
+        cmap=cmap,
+        vmin=vmin,
+        vmax=vmax,
+        xticklabels=xticks,
+        yticklabels=yticks,
+        annot=annotate,
+        fmt=".2f",
+        cbar=colorbar,
+        square=False,
+    )
+    ax.set_title(title)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.tick_params(axis="x", labelrotation=90 if xticks is not False and values.shape[1] > 8 else 0)
+    ax.tick_params(axis="y", labelrotation=0)
+    fig.tight_layout()
+    return fig
+
+
+def plot_heatmap_grid(
+    data: ArrayLike,
+    x_labels: Sequence[str] | None = None,
+    y_labels: Sequence[str] | None = None,
+    title: str = "",
+    row_name: str = "layer",
+    column_name: str = "head",
+    cmap: str = "viridis",
+    vmin: float | None = 0.0,
+    vmax: float | None = 1.0,
+) -> Figure:
+    """Draw a grid of heatmaps, e.g. attention weights for every layer (rows) and head (columns).
+
+    data: (rows, columns, len_q, len_k). The colour scale is shared (0..1 by default, right for
+    attention weights) and drawn once. Returns the figure; ``fig.axes`` lists the panels row by row
+    and then the colour bar.
+    """
+    values = _to_numpy(data, "data", ndim=4)
+    n_rows, n_columns, len_q, len_k = values.shape
+    xticks = _check_labels(x_labels, len_k, "x_labels")
+    yticks = _check_labels(y_labels, len_q, "y_labels")
+    panel = 1.2 + 0.22 * max(len_q, len_k)
+    fig, axes = plt.subplots(
+        n_rows,
+        n_columns,
+        figsize=(min(16.0, panel * n_columns + 1.0), min(24.0, panel * n_rows + 0.6)),
+        squeeze=False,
+    )
+    colorbar_axis = fig.add_axes((0.93, 0.15, 0.015, 0.7))
+    for row in range(n_rows):
+        for column in range(n_columns):
+            ax = axes[row, column]
+            sns.heatmap(
+                values[row, column],
+                ax=ax,
+                cmap=cmap,
+                vmin=vmin,
+                vmax=vmax,
+                xticklabels=xticks if row == n_rows - 1 else False,
+                yticklabels=yticks if column == 0 else False,
+                cbar=(row == 0 and column == 0),
+                cbar_ax=colorbar_axis if (row == 0 and column == 0) else None,
+            )
+            ax.tick_params(axis="x", labelrotation=90)
+            ax.tick_params(axis="y", labelrotation=0)
+            if row == 0:
+                ax.set_title(f"{column_name} {column}", fontsize=10)
+            if column == 0:
+                ax.set_ylabel(f"{row_name} {row}", fontsize=10)
+    fig.suptitle(title)
+    # Margins in inches (title and head names above, token labels below), whatever the grid size.
+    height = fig.get_figheight()
+    fig.subplots_adjust(
+        left=0.08,
+        right=0.91,
+        top=1 - 0.8 / height,
+        bottom=min(0.4, 1.0 / height),
+        wspace=0.15,
+        hspace=0.2,
+    )
+    return fig

@@ -1,0 +1,158 @@
+"""The small German→English model that notebook 12 analyses, shipped in ``checkpoints/``.
+
+    make train        # or: python -m helpers.pretrained
+
+trains it from scratch on the generated corpus (``helpers.corpus``), deterministically, on the
+CPU, and writes ``checkpoints/de_en_small/`` (weights, config, vocabularies, and metadata: the
+recipe, data seed, steps, final validation loss, test BLEU, the weights' SHA-256).
+``load_pretrained()`` returns ``(model, src_vocab, tgt_vocab)`` from there.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import torch
+
+from helpers.corpus import CORPUS_SEED, load_corpus
+from helpers.decoding import translate
+from helpers.evaluation import corpus_bleu
+from helpers.notebook_setup import seed_everything
+from helpers.training import encode_pairs, load_checkpoint, save_checkpoint, train
+from helpers.transformer import Transformer, TransformerConfig
+from helpers.vocab import Vocab
+
+ROOT = Path(__file__).resolve().parents[1]
+CHECKPOINT_DIR = ROOT / "checkpoints" / "de_en_small"
+REBUILD_COMMAND = "make train"
+
+# Everything that decides the shipped weights. Changing any value means running `make train`.
+RECIPE = {
+    "seed": 0,
+    "threads": 2,
+    "d_model": 128,
+    "n_heads": 4,
+    "d_ff": 512,
+    "n_layers": 3,
+    "dropout": 0.1,
+    "steps": 2000,
+    "max_tokens": 1500,
+    "warmup_steps": 400,
+    "lr_factor": 1.0,
+    "label_smoothing": 0.1,
+    "decode_max_len": 40,
+}
+
+
+def build_vocabularies(pairs: list[tuple[str, str]]) -> tuple[Vocab, Vocab]:
+    """Word-level vocabularies from the training split: pad=0, unk, <s>, </s>, then by frequency."""
+    return Vocab.from_sentences(g for g, _ in pairs), Vocab.from_sentences(e for _, e in pairs)
+
+
+def train_shipped_model(directory: Path = CHECKPOINT_DIR, progress: bool = True) -> dict:
+    """Train the shipped model with RECIPE and save it into ``directory``; return its metadata."""
+    recipe = RECIPE
+    torch.set_num_threads(recipe["threads"])
+    seed_everything(recipe["seed"])
+    train_pairs, valid_pairs, test_pairs = (
+        load_corpus("train"),
+        load_corpus("valid"),
+        load_corpus("test"),
+    )
+    src_vocab, tgt_vocab = build_vocabularies(train_pairs)
+    config = TransformerConfig(
+        src_vocab_size=len(src_vocab),
+        tgt_vocab_size=len(tgt_vocab),
+        d_model=recipe["d_model"],
+        n_heads=recipe["n_heads"],
+        d_ff=recipe["d_ff"],
+        n_layers=recipe["n_layers"],
+        dropout=recipe["dropout"],
+    )
+    model = Transformer(config)
+    started = time.perf_counter()
+    history = train(
+        model,
+        encode_pairs(train_pairs, src_vocab, tgt_vocab),
+        encode_pairs(valid_pairs, src_vocab, tgt_vocab),
+        tgt_vocab.bos_id,
+        steps=recipe["steps"],
+        max_tokens=recipe["max_tokens"],
+        warmup_steps=recipe["warmup_steps"],
+        lr_factor=recipe["lr_factor"],
+        epsilon=recipe["label_smoothing"],
+        eval_every=max(recipe["steps"] // 10, 1),
+        seed=recipe["seed"],
+        progress=progress,
+    )
+    train_seconds = time.perf_counter() - started
+    model.eval()
+    scores = {}
+    for split in ("test", "test_unseen"):
+        pairs = test_pairs if split == "test" else load_corpus(split)
+        hypotheses = translate(
+            model, [g for g, _ in pairs], src_vocab, tgt_vocab, max_len=recipe["decode_max_len"]
+        )
+        scores[split] = round(corpus_bleu(hypotheses, [e for _, e in pairs]), 2)
+    metadata = {
+        "recipe": recipe,
+        "corpus_seed": CORPUS_SEED,
+        "steps": recipe["steps"],
+        "final_train_loss": round(history.loss[-1], 4),
+        "final_valid_loss": round(history.valid_loss[-1], 4),
+        "test_bleu_greedy": scores["test"],
+        "test_unseen_bleu_greedy": scores["test_unseen"],
+        "train_seconds_when_built": round(train_seconds, 1),
+        "torch_version": torch.__version__,
+        "rebuild_command": REBUILD_COMMAND,
+    }
+    save_checkpoint(directory, model, src_vocab, tgt_vocab, metadata)
+    return metadata
+
+
+def load_pretrained(
+    directory: Path = CHECKPOINT_DIR, device: torch.device | str = "cpu"
+) -> tuple[Transformer, Vocab, Vocab]:
+    """(model in eval mode, src_vocab, tgt_vocab) of the shipped model.
+
+    A missing or corrupt checkpoint raises FileNotFoundError or ValueError naming the command that
+    rebuilds it.
+    """
+    directory = Path(directory)
+    for name in ("checkpoint.json", "weights.pt"):
+        if not (directory / name).is_file():
+            raise FileNotFoundError(
+                f"directory: the pretrained model has no {name} in {directory.name}/; "
+                f"rebuild it with `{REBUILD_COMMAND}` (about ten minutes on a 2-core CPU)"
+            )
+    try:
+        model, src_vocab, tgt_vocab, _ = load_checkpoint(directory, device)
+    except (ValueError, KeyError, json.JSONDecodeError, RuntimeError) as error:
+        raise ValueError(
+            f"directory: the pretrained model in {directory.name}/ cannot be loaded ({error}); "
+            f"rebuild it with `{REBUILD_COMMAND}`"
+        ) from error
+    return model, src_vocab, tgt_vocab
+
+
+def pretrained_metadata(directory: Path = CHECKPOINT_DIR) -> dict:
+    """The metadata saved with the shipped model (recipe, losses, BLEU, ...)."""
+    return json.loads((Path(directory) / "checkpoint.json").read_text())["metadata"]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Train the shipped German→English model.")
+    parser.add_argument("--output", type=Path, default=CHECKPOINT_DIR, help="checkpoint folder")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    args = parser.parse_args(argv)
+    metadata = train_shipped_model(args.output, progress=not args.no_progress)
+    print(json.dumps(metadata, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

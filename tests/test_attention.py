@@ -1,0 +1,156 @@
+"""helpers.attention (notebook 03) and the checks of notebook 03's exercises."""
+
+import math
+
+import pytest
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from helpers.attention import scaled_dot_product_attention
+from helpers.exercises.notebook_03 import (
+    check_attention_weights,
+    check_general_scores,
+    check_score_scale,
+)
+
+
+@pytest.fixture
+def qkv():
+    generator = torch.Generator().manual_seed(0)
+    query = torch.randn(2, 3, 5, 8, generator=generator)
+    key = torch.randn(2, 3, 7, 8, generator=generator)
+    value = torch.randn(2, 3, 7, 6, generator=generator)
+    return query, key, value
+
+
+def test_shapes_and_rows_sum_to_one(qkv):
+    query, key, value = qkv
+    output, weights = scaled_dot_product_attention(query, key, value)
+    assert output.shape == (2, 3, 5, 6)
+    assert weights.shape == (2, 3, 5, 7)
+    torch.testing.assert_close(weights.sum(dim=-1), torch.ones(2, 3, 5))
+
+
+def test_equals_the_formula(qkv):
+    query, key, value = qkv
+    output, weights = scaled_dot_product_attention(query, key, value)
+    expected = torch.softmax(query @ key.transpose(-2, -1) / math.sqrt(8), dim=-1)
+    torch.testing.assert_close(weights, expected)
+    torch.testing.assert_close(output, expected @ value)
+
+
+@pytest.mark.parametrize("with_mask", [False, True])
+def test_matches_torch_sdpa(qkv, with_mask):
+    query, key, value = qkv
+    mask = None
+    if with_mask:
+        mask = torch.rand(2, 1, 5, 7, generator=torch.Generator().manual_seed(1)) > 0.5
+        mask[..., 0] = True  # no fully masked row
+    ours, _ = scaled_dot_product_attention(query, key, value, mask)
+    theirs = F.scaled_dot_product_attention(query, key, value, attn_mask=mask)
+    torch.testing.assert_close(ours, theirs, rtol=1e-5, atol=1e-6)
+
+
+def test_masked_keys_get_zero_weight_and_full_masked_rows_are_zero(qkv):
+    query, key, value = qkv
+    mask = torch.ones(5, 7, dtype=torch.bool)
+    mask[:, 2] = False  # nobody sees key 2
+    mask[4] = False  # query 4 sees nothing
+    output, weights = scaled_dot_product_attention(query, key, value, mask)
+    assert torch.all(weights[..., 2] == 0)
+    assert torch.all(weights[..., 4, :] == 0) and torch.all(output[..., 4, :] == 0)
+    torch.testing.assert_close(weights[..., :4, :].sum(dim=-1), torch.ones(2, 3, 4))
+    assert not torch.isnan(output).any()
+
+
+def test_float16_mask_does_not_overflow(qkv):
+    query, key, value = (tensor.half() for tensor in qkv)
+    mask = torch.ones(5, 7, dtype=torch.bool)
+    mask[:, -2:] = False
+    output, weights = scaled_dot_product_attention(query, key, value, mask)
+    reference, _ = scaled_dot_product_attention(*(t.float() for t in qkv), mask)
+    assert torch.all(weights[..., -2:] == 0)
+    torch.testing.assert_close(output.float(), reference, rtol=1e-2, atol=1e-2)
+
+
+def test_dropout_applies_to_output_not_to_returned_weights(qkv):
+    query, key, value = qkv
+    dropout = nn.Dropout(p=0.5).train()
+    torch.manual_seed(3)
+    output, weights = scaled_dot_product_attention(query, key, value, dropout=dropout)
+    torch.manual_seed(3)
+    torch.testing.assert_close(output, dropout(weights) @ value)
+    torch.testing.assert_close(weights.sum(dim=-1), torch.ones(2, 3, 5))
+
+
+def test_gradients_flow_without_nan(qkv):
+    query, key, value = (tensor.clone().requires_grad_() for tensor in qkv)
+    mask = torch.ones(5, 7, dtype=torch.bool)
+    mask[0] = False
+    output, _ = scaled_dot_product_attention(query, key, value, mask)
+    output.sum().backward()
+    assert all(torch.isfinite(t.grad).all() for t in (query, key, value))
+
+
+@pytest.mark.parametrize(
+    ("change", "named"),
+    [("key", "key"), ("value", "value"), ("mask", "mask")],
+)
+def test_bad_input_raises_value_error_naming_the_argument(qkv, change, named):
+    query, key, value = qkv
+    mask = None
+    if change == "key":
+        key = torch.randn(2, 3, 7, 4)
+    elif change == "value":
+        value = torch.randn(2, 3, 6, 6)
+    else:
+        mask = torch.ones(5, 7, dtype=torch.uint8)
+    with pytest.raises(ValueError, match=named):
+        scaled_dot_product_attention(query, key, value, mask)
+
+
+# The exercise checks: the solution passes; unfinished and wrong answers fail with a message.
+
+
+def test_check_attention_weights(capsys):
+    def solution(query, key):
+        return torch.softmax(query @ key.transpose(-2, -1) / math.sqrt(query.shape[-1]), dim=-1)
+
+    def unscaled(query, key):
+        return torch.softmax(query @ key.transpose(-2, -1), dim=-1)
+
+    def wrong_dim(query, key):
+        return torch.softmax(query @ key.transpose(-2, -1) / math.sqrt(query.shape[-1]), dim=-2)
+
+    assert check_attention_weights(solution) is True
+    assert check_attention_weights(lambda query, key: None) is False
+    assert "returned None" in capsys.readouterr().out
+    assert check_attention_weights(unscaled) is False
+    assert "sqrt(d_k)" in capsys.readouterr().out
+    assert check_attention_weights(wrong_dim) is False
+    assert "dim=-1" in capsys.readouterr().out
+    assert check_attention_weights(lambda query, key: query) is False
+    assert "expected shape" in capsys.readouterr().out
+
+
+def test_check_score_scale(capsys):
+    assert check_score_scale(lambda d_k, sigma: math.sqrt(d_k) * sigma**2) is True
+    assert check_score_scale(lambda d_k, sigma: None) is False
+    assert "returned None" in capsys.readouterr().out
+    assert check_score_scale(lambda d_k, sigma: math.sqrt(d_k)) is False
+    assert "sigma = 1" in capsys.readouterr().out
+    assert check_score_scale(lambda d_k, sigma: math.sqrt(d_k) * sigma) is False
+    assert "sigma^4" in capsys.readouterr().out
+    assert check_score_scale(lambda d_k, sigma: "big") is False
+    assert "expected a number" in capsys.readouterr().out
+
+
+def test_check_general_scores(capsys):
+    assert check_general_scores(lambda q, k, w: (q @ w) @ k.transpose(-2, -1)) is True
+    assert check_general_scores(lambda q, k, w: None) is False
+    assert "returned None" in capsys.readouterr().out
+    assert check_general_scores(lambda q, k, w: (q @ w.T) @ k.transpose(-2, -1)) is False
+    assert "raised" in capsys.readouterr().out
+    assert check_general_scores(lambda q, k, w: torch.zeros(2, 5, 7)) is False
+    assert "q_i^T W k_j" in capsys.readouterr().out

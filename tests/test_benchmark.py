@@ -1,0 +1,266 @@
+"""helpers.devtools.benchmark: its building blocks are correct. Nothing here times anything.
+
+The two attention paths of MultiHeadAttention (explicit with need_weights=True, fused without)
+are checked equal in tests/test_multi_head_attention.py::test_fast_path_equals_explicit_path and,
+for the whole model, tests/test_transformer.py::test_return_attention_does_not_change_logits.
+"""
+
+import itertools
+import subprocess
+import sys
+import textwrap
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+import torch
+
+from helpers.devtools import benchmark
+from helpers.devtools.benchmark import (
+    BenchConfig,
+    Comparison,
+    RunResult,
+    alternate,
+    decode_both_ways,
+    decoding_setup,
+    machine_info,
+    markdown_table,
+    report,
+    run_and_measure,
+    speed_ratio,
+    synthetic_batch,
+    training_pair,
+    training_step,
+)
+from helpers.transformer import Transformer
+
+TINY = BenchConfig("tiny", 16, 2, 1, 32, 50, batch=3, length=5, decode_batch=2)
+
+
+@pytest.fixture(autouse=True)
+def _one_thread():
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
+class FakeClock:
+    """A clock that advances by the next given step each time it is read."""
+
+    def __init__(self, steps):
+        self.now, self.steps = 0.0, iter(steps)
+
+    def __call__(self):
+        self.now += next(self.steps)
+        return self.now
+
+
+# ---------------------------------------------------------------- alternate, speed_ratio
+
+
+def test_alternate_calls_the_sides_in_turn_after_warmup():
+    calls = []
+    sides = {"a": lambda: calls.append("a"), "b": lambda: calls.append("b")}
+    clock = FakeClock(itertools.repeat(1.0))
+    durations = alternate(sides, rounds=3, warmup=2, clock=clock)
+    assert calls == ["a", "b"] * 5
+    assert durations == {"a": [1.0, 1.0, 1.0], "b": [1.0, 1.0, 1.0]}
+
+
+def test_alternate_measures_each_call_between_two_clock_readings():
+    # Readings: a starts at 1, ends at 3 (2 s); b starts at 4, ends at 9 (5 s); and so on.
+    clock = FakeClock([1, 2, 1, 5, 1, 3, 1, 6])
+    durations = alternate({"a": lambda: None, "b": lambda: None}, rounds=2, warmup=0, clock=clock)
+    assert durations == {"a": [2.0, 3.0], "b": [5.0, 6.0]}
+
+
+@pytest.mark.parametrize(
+    ("sides", "rounds", "warmup", "name"),
+    [({}, 1, 0, "sides"), ({"a": print}, 0, 0, "rounds"), ({"a": print}, 1, -1, "warmup")],
+)
+def test_alternate_bad_input(sides, rounds, warmup, name):
+    with pytest.raises(ValueError, match=f"^{name}:"):
+        alternate(sides, rounds, warmup)
+
+
+def test_speed_ratio_uses_medians():
+    assert speed_ratio([1.0, 100.0, 2.0], [4.0, 4.0, 0.1]) == 2.0
+    with pytest.raises(ValueError):
+        speed_ratio([], [1.0])
+
+
+# ---------------------------------------------------------------- training
+
+
+def test_synthetic_batch_is_reproducible_and_shifted():
+    src, tgt_input, tgt_output = synthetic_batch(TINY, seed=3)
+    again = synthetic_batch(TINY, seed=3)
+    assert all(torch.equal(a, b) for a, b in zip((src, tgt_input, tgt_output), again, strict=True))
+    assert src.shape == tgt_input.shape == tgt_output.shape == (TINY.batch, TINY.length)
+    assert (tgt_input[:, 0] == benchmark.BOS_ID).all()
+    assert torch.equal(tgt_input[:, 1:], tgt_output[:, :-1])
+    assert int(src.min()) > benchmark.EOS_ID and int(src.max()) < TINY.vocab_size
+
+
+def test_training_pair_is_one_model_twice():
+    ours, reference = training_pair(TINY)
+    assert isinstance(ours, Transformer) and ours.training and reference.training
+    assert ours.config.dropout == 0.1 == reference.config.dropout
+    src, tgt_input, _ = synthetic_batch(TINY)
+    ours.eval(), reference.eval()  # without dropout the two must agree
+    with torch.no_grad():
+        torch.testing.assert_close(
+            ours(src, tgt_input), reference(src, tgt_input), atol=1e-5, rtol=0
+        )
+
+
+def test_training_steps_start_from_the_same_loss_and_learn():
+    ours, reference = training_pair(replace(TINY, dropout=0.0))
+    batch = synthetic_batch(TINY)
+    ours_step, reference_step = (
+        training_step(ours, batch, lr=1e-2),
+        training_step(reference, batch, lr=1e-2),
+    )
+    first_ours, first_reference = ours_step(), reference_step()
+    assert first_ours == pytest.approx(first_reference, abs=1e-5)
+    before = [p.detach().clone() for p in ours.parameters()]
+    for _ in range(3):
+        last_ours, last_reference = ours_step(), reference_step()
+    assert last_ours < first_ours and last_reference < first_reference
+    assert last_ours == pytest.approx(last_reference, abs=1e-3)  # still the same model
+    assert any(not torch.equal(b, p) for b, p in zip(before, ours.parameters(), strict=True))
+
+
+# ---------------------------------------------------------------- decoding
+
+
+def test_decoding_runs_all_steps_and_both_ways_agree():
+    model, src = decoding_setup(TINY)
+    assert src.shape == (TINY.decode_batch, TINY.length)
+    assert not model.output_projection.weight[benchmark.EOS_ID].any()
+    cached, uncached = decode_both_ways(model, src, steps=12)
+    assert cached.shape == (TINY.decode_batch, 12)
+    assert torch.equal(cached, uncached)
+    assert not (cached == benchmark.EOS_ID).any()
+
+
+def test_decode_both_ways_catches_an_early_stop(monkeypatch):
+    model, src = decoding_setup(TINY)
+
+    def stops_early(model, src, max_len, bos_id, eos_id, use_cache=True):
+        return torch.full((src.shape[0], 3), eos_id)
+
+    monkeypatch.setattr(benchmark, "greedy_decode", stops_early)
+    with pytest.raises(AssertionError, match="stopped early"):
+        decode_both_ways(model, src, steps=12)
+
+
+def test_decode_both_ways_catches_different_tokens(monkeypatch):
+    model, src = decoding_setup(TINY)
+
+    def disagrees(model, src, max_len, bos_id, eos_id, use_cache=True):
+        return torch.full((src.shape[0], max_len), 5 if use_cache else 6)
+
+    monkeypatch.setattr(benchmark, "greedy_decode", disagrees)
+    with pytest.raises(AssertionError, match="different tokens"):
+        decode_both_ways(model, src, steps=4)
+
+
+# ---------------------------------------------------------------- process trees
+
+
+def test_run_and_measure_sees_the_memory_of_a_child_process(tmp_path: Path):
+    script = textwrap.dedent(
+        """
+        import subprocess, sys, time
+        # A grandchild holding 200 MB: the tree's memory must include it.
+        child = subprocess.Popen([sys.executable, "-c",
+            "import time; block = bytearray(200 * 2**20); block[::4096] = b'x' * len(block[::4096]); time.sleep(0.6)"])
+        child.wait()
+        sys.exit(3)
+        """
+    )
+    result = run_and_measure([sys.executable, "-c", script], cwd=tmp_path, poll_seconds=0.05)
+    assert result.returncode == 3
+    assert result.peak_rss > 200 * 2**20
+    assert result.peak_bytes >= 150 * 2**20
+    assert result.seconds > 0
+
+
+def test_process_tree_contains_the_children():
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(5)"])
+    try:
+        import os
+
+        tree = benchmark.process_tree(os.getpid())
+        assert tree[0] == os.getpid() and child.pid in tree
+    finally:
+        child.kill()
+        child.wait()
+
+
+# ---------------------------------------------------------------- reporting
+
+
+def test_markdown_table():
+    table = markdown_table(["a", "b"], [["1", "2"], ["3", "4"]])
+    assert table.splitlines() == ["| a | b |", "|---|---|", "| 1 | 2 |", "| 3 | 4 |"]
+    with pytest.raises(ValueError, match="rows"):
+        markdown_table(["a", "b"], [["1"]])
+
+
+def test_machine_info_names_what_timings_depend_on():
+    info = machine_info()
+    assert set(info) >= {"CPU", "cores", "torch threads", "torch"}
+    assert info["torch"] == torch.__version__ and info["torch threads"] == "1"
+    assert all(isinstance(value, str) and value for value in info.values())
+
+
+def test_report_has_the_command_the_goals_and_the_verdicts():
+    comparisons = [
+        Comparison("training step", "tiny", "ours", 0.9, "reference", 1.0, 1.0 / 0.9, 1.0),
+        Comparison("decoding", "tiny", "cache", 1.0, "no cache", 2.0, 2.0, 3.0),
+        Comparison("decoding, one sentence", "tiny", "cache", 1.0, "no cache", 1.5, 1.5, None),
+    ]
+    suite = RunResult(f"{sys.executable} -m pytest -n 2", 0, 100.0, 4 * 2**30, 2 * 2**30)
+    notebook = RunResult(f"{sys.executable} -m pytest -q nb.ipynb", 1, 5.0, 2**30, 0)
+    text = report(
+        "python -m helpers.devtools.benchmark --quick",
+        {"CPU": "x"},
+        [TINY],
+        comparisons,
+        suite,
+        [notebook],
+    )
+    assert "`python -m helpers.devtools.benchmark --quick`" in text
+    rows = [line for line in text.splitlines() if line.startswith("| ")]
+    assert rows[1].endswith("| 1.11x | >= 1.0x | yes |")
+    assert rows[2].endswith("| 2.00x | >= 3.0x | **no** |")
+    assert rows[3].endswith("| 1.50x | - | - |")
+    assert (
+        "| `python -m pytest -n 2` | passed | 100.0 s | 2,048 MB | 4,096 MB | <= 360 s, <= 3 GB | yes |"
+        in rows
+    )
+    assert (
+        "| `python -m pytest -q nb.ipynb` | **failed (1)** | 5.0 s | n/a | 1,024 MB | <= 30 s | **no** |"
+        in rows
+    )
+    assert sys.executable not in text
+
+
+def test_bench_configs_are_the_issue_s():
+    small, base = benchmark.SMALL, benchmark.BASE
+    assert (small.d_model, small.n_heads, small.n_layers, small.d_ff) == (128, 4, 2, 512)
+    assert (small.batch, small.length, small.vocab_size) == (64, 24, 1000)
+    cases = benchmark.decoding_cases(quick=False)
+    assert [(config.name, config.decode_batch, goal) for config, goal in cases] == [
+        ("small", 32, 3.0),
+        ("small", 1, None),
+        ("base", 4, 3.0),
+    ]
+    assert len(benchmark.decoding_cases(quick=True)) == 2
+    assert (base.d_model, base.n_heads, base.n_layers, base.d_ff) == (512, 8, 6, 2048)
+    assert small.dropout == base.dropout == 0.1
+    small.model_config().validate()
+    base.model_config().validate()

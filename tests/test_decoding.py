@@ -1,0 +1,488 @@
+"""helpers.decoding (notebook 12): the KV cache is exact, beam search's rules, translate's edges."""
+
+import math
+
+import pytest
+import torch
+
+from helpers.corpus import load_corpus
+from helpers.decoding import (
+    _beam_search_one,
+    beam_search,
+    forbid_special_tokens,
+    greedy_decode,
+    length_penalty,
+    source_ids,
+    tokenize,
+    translate,
+)
+from helpers.exercises import notebook_12
+from helpers.pretrained import load_pretrained
+from helpers.transformer import Transformer, TransformerConfig
+from helpers.vocab import Vocab, pad_sequences
+
+PAD, UNK, BOS, EOS = 0, 1, 2, 3
+
+
+@pytest.fixture(autouse=True)
+def _one_thread():
+    # Small models: one thread avoids thread start-up and contention costs on a shared CPU.
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
+def tiny_model(norm_first: bool = False, seed: int = 0) -> Transformer:
+    torch.manual_seed(seed)
+    config = TransformerConfig(
+        src_vocab_size=20,
+        tgt_vocab_size=15,
+        d_model=32,
+        n_heads=4,
+        d_ff=64,
+        n_layers=2,
+        norm_first=norm_first,
+        max_len=64,
+    )
+    return Transformer(config).eval()
+
+
+def padded_src(seed: int = 0) -> torch.Tensor:
+    """Eight source sentences of different lengths, padded with 0 on the right."""
+    generator = torch.Generator().manual_seed(seed)
+    lengths = [7, 3, 5, 1, 7, 2, 6, 4]
+    src = torch.randint(4, 20, (len(lengths), max(lengths)), generator=generator)
+    for row, length in enumerate(lengths):
+        src[row, length:] = PAD
+    return src
+
+
+@pytest.fixture(scope="module")
+def shipped():
+    model, src_vocab, tgt_vocab = load_pretrained()
+    return model, src_vocab, tgt_vocab
+
+
+@pytest.fixture(scope="module")
+def test_pairs():
+    return load_corpus("test")[:48]
+
+
+def assert_rows_end_properly(output: torch.Tensor, max_len: int) -> None:
+    """Each row: tokens, then </s> and only padding after it, or max_len tokens without </s>."""
+    assert output.shape[1] <= max_len
+    for row in output.tolist():
+        if EOS in row:
+            end = row.index(EOS)
+            assert all(token == PAD for token in row[end + 1 :]), row
+            assert PAD not in row[:end] and BOS not in row[:end], row
+        else:
+            assert len(row) == max_len and PAD not in row, row
+
+
+# ---------------------------------------------------------------- greedy decoding and the cache
+
+
+@pytest.mark.parametrize("norm_first", [False, True], ids=["post_ln", "pre_ln"])
+def test_greedy_with_cache_equals_without(norm_first):
+    model = tiny_model(norm_first)
+    src = padded_src()
+    with_cache = greedy_decode(model, src, 12, BOS, EOS, use_cache=True)
+    without_cache = greedy_decode(model, src, 12, BOS, EOS, use_cache=False)
+    assert torch.equal(with_cache, without_cache)
+    assert_rows_end_properly(with_cache, 12)
+
+
+def test_greedy_with_cache_equals_without_on_the_shipped_model(shipped, test_pairs):
+    model, src_vocab, tgt_vocab = shipped
+    src = pad_sequences([src_vocab.encode(german) for german, _ in test_pairs])
+    with_cache = greedy_decode(model, src, 40, tgt_vocab.bos_id, tgt_vocab.eos_id)
+    without_cache = greedy_decode(model, src, 40, tgt_vocab.bos_id, tgt_vocab.eos_id, False)
+    assert torch.equal(with_cache, without_cache)
+    # The shipped model ends every sentence, and gets most of them exactly right.
+    assert all(tgt_vocab.eos_id in row for row in with_cache.tolist())
+    right = sum(
+        tgt_vocab.decode(row) == english
+        for row, (_, english) in zip(with_cache.tolist(), test_pairs, strict=True)
+    )
+    assert right >= 0.8 * len(test_pairs)
+
+
+def test_greedy_stops_each_row_at_its_end_token():
+    model = tiny_model()
+    src = padded_src()
+    output = greedy_decode(model, src, 30, BOS, EOS)
+    assert_rows_end_properly(output, 30)
+    # Stopping is per row: the loop ends as soon as every row has ended, not at max_len.
+    if all(EOS in row for row in output.tolist()):
+        assert output.shape[1] == max(row.index(EOS) + 1 for row in output.tolist())
+
+
+def test_greedy_is_the_argmax_of_each_step():
+    model = tiny_model()
+    src = padded_src()[:2]
+    output = greedy_decode(model, src, 5, BOS, EOS)
+    prefix = torch.full((2, 1), BOS)
+    with torch.no_grad():
+        for step in range(output.shape[1]):
+            logits = forbid_special_tokens(model(src, prefix)[:, -1], PAD, BOS)
+            expected = logits.argmax(-1)
+            alive = [EOS not in row for row in output[:, :step].tolist()]
+            for row in range(2):
+                if alive[row]:
+                    assert output[row, step] == expected[row]
+            prefix = torch.cat([prefix, output[:, step : step + 1]], dim=1)
+
+
+def test_greedy_never_emits_pad_or_start_and_restores_training_mode():
+    model = tiny_model().train()
+    output = greedy_decode(model, padded_src(), 10, BOS, EOS)
+    assert model.training, "greedy_decode must put the model back in training mode"
+    for row in output.tolist():
+        body = row[: row.index(EOS)] if EOS in row else row
+        assert PAD not in body and BOS not in body
+
+
+def test_forbid_special_tokens_gives_zero_probability():
+    logits = torch.zeros(2, 6)
+    forbidden = forbid_special_tokens(logits, PAD, BOS)
+    probabilities = forbidden.softmax(-1)
+    assert torch.all(probabilities[:, [PAD, BOS]] == 0)
+    assert torch.allclose(probabilities.sum(-1), torch.ones(2))
+    assert torch.all(logits == 0), "the input must not be changed in place"
+
+
+# ---------------------------------------------------------------- beam search
+
+
+def normalised_scores(model, src, output, alpha):
+    """log P(output | src) / lp(|output|) per row, by teacher forcing (</s> included)."""
+    lengths = (output != PAD).sum(dim=1)
+    tgt_input = torch.cat([torch.full((len(src), 1), BOS), output[:, :-1]], dim=1)
+    with torch.no_grad():
+        logits = forbid_special_tokens(model(src, tgt_input), PAD, BOS)
+    token_log_probs = logits.log_softmax(-1).gather(-1, output[..., None])[..., 0]
+    log_p = token_log_probs.masked_fill(output == PAD, 0.0).sum(dim=1)
+    return [
+        lp / length_penalty(int(n), alpha) for lp, n in zip(log_p.tolist(), lengths, strict=True)
+    ]
+
+
+@pytest.mark.parametrize("norm_first", [False, True], ids=["post_ln", "pre_ln"])
+def test_beam_size_one_without_length_penalty_is_greedy(norm_first):
+    model = tiny_model(norm_first, seed=1)
+    src = padded_src(seed=1)
+    greedy = greedy_decode(model, src, 12, BOS, EOS)
+    beam = beam_search(model, src, 12, BOS, EOS, beam_size=1, length_penalty_alpha=0.0)
+    assert torch.equal(beam, greedy)
+
+
+@pytest.mark.parametrize("norm_first", [False, True], ids=["post_ln", "pre_ln"])
+def test_beam_size_one_with_length_penalty_is_greedy_or_better(norm_first):
+    # With alpha > 0 a hypothesis that ends later may beat greedy's in log P / lp(|Y|); beam
+    # search keeps looking only while that is possible, so it returns greedy's output or better.
+    model = tiny_model(norm_first, seed=1)
+    src = padded_src(seed=1)
+    greedy = greedy_decode(model, src, 12, BOS, EOS)
+    beam = beam_search(model, src, 12, BOS, EOS, beam_size=1, length_penalty_alpha=0.6)
+    width = max(greedy.shape[1], beam.shape[1])
+    greedy, beam = (torch.nn.functional.pad(t, (0, width - t.shape[1])) for t in (greedy, beam))
+    ended = [EOS in row for row in greedy.tolist()]
+    greedy_scores = normalised_scores(model, src, greedy, 0.6)
+    beam_scores = normalised_scores(model, src, beam, 0.6)
+    for ok, g, b in zip(ended, greedy_scores, beam_scores, strict=True):
+        if ok:
+            assert b >= g - 1e-5
+
+
+@pytest.mark.parametrize("beam_size", [2, 4])
+def test_beam_rows_end_with_end_token_or_reach_max_len(beam_size):
+    model = tiny_model(seed=2)
+    output = beam_search(model, padded_src(seed=2), 9, BOS, EOS, beam_size=beam_size)
+    assert output.shape[0] == 8
+    assert_rows_end_properly(output, 9)
+
+
+def test_beam_search_on_the_shipped_model_ends_every_sentence(shipped, test_pairs):
+    model, src_vocab, tgt_vocab = shipped
+    pairs = test_pairs[:6]
+    src = pad_sequences([src_vocab.encode(german) for german, _ in pairs])
+    output = beam_search(model, src, 40, tgt_vocab.bos_id, tgt_vocab.eos_id)
+    for row in output.tolist():
+        assert tgt_vocab.eos_id in row
+
+
+class ScriptedModel(Transformer):
+    """A 'model' whose next-token probabilities come from a table keyed by the prefix.
+
+    The prefix of each row is kept in the first layer's self-attention cache (as floats), so
+    beam search's reordering of the cache also reorders the prefixes, as it does real keys.
+    Every prefix the search asks about is recorded in ``asked``.
+    """
+
+    def __init__(
+        self,
+        table: dict[tuple[int, ...], dict[int, float]],
+        default: dict[int, float] | None = None,
+    ):
+        super().__init__(
+            TransformerConfig(
+                src_vocab_size=8, tgt_vocab_size=8, d_model=8, n_heads=2, d_ff=8, n_layers=1
+            )
+        )
+        self.table = table
+        self.default = default if default is not None else {EOS: 1.0}
+        self.asked: list[tuple[int, ...]] = []
+
+    def decode(self, tgt, memory, src, need_weights=False, cache=None, start=0):
+        assert cache is not None, "beam search feeds one token at a time with a cache"
+        self_cache, cross_cache = cache[0]
+        new = tgt.float()[:, None, :, None]
+        self_cache.key = new if self_cache.key is None else torch.cat([self_cache.key, new], 2)
+        self_cache.value = self_cache.key
+        if cross_cache.key is None:
+            cross_cache.key = cross_cache.value = torch.zeros(tgt.shape[0], 1, 1, 1)
+        logits = torch.full((tgt.shape[0], tgt.shape[1], 8), float("-inf"))
+        for row, prefix in enumerate(self_cache.key[:, 0, :, 0].long().tolist()):
+            generated = tuple(prefix[1:])  # without <s>
+            self.asked.append(generated)
+            for token, probability in self.table.get(generated, self.default).items():
+                logits[row, -1, token] = math.log(probability)
+        return logits, None, None
+
+
+A, B, C = 4, 5, 6
+SRC = torch.tensor([[4, 5]])
+
+
+def scripted_beam(table, beam_size, alpha, max_len=10, default=None):
+    model = ScriptedModel(table, default).eval()
+    ids = beam_search(model, SRC, max_len, BOS, EOS, beam_size, alpha)[0].tolist()
+    return ids, model.asked
+
+
+def test_a_later_finished_hypothesis_with_a_better_normalised_score_wins():
+    # "</s>" at once: log 0.4 = -0.92 over length 1. "a a </s>": log 0.6 + log 0.55 + log 1 =
+    # -1.11 over length 3. alpha = 1: -0.92 / 1 < -1.11 / (8/6) = -0.83, so the later, longer one
+    # wins; alpha = 0: the short one. A search that stops when the first hypothesis finishes, or
+    # that ranks by raw log-probability, gets alpha = 1 wrong.
+    table = {(): {A: 0.6, EOS: 0.4}, (A,): {A: 0.55, B: 0.45}, (A, A): {EOS: 1.0}}
+    assert scripted_beam(table, beam_size=2, alpha=1.0)[0] == [A, A, EOS]
+    assert scripted_beam(table, beam_size=2, alpha=0.0)[0] == [EOS]
+
+
+def test_counting_finished_hypotheses_is_not_a_stop_rule():
+    # Step 0 finishes "</s>" (log 0.3 = -1.20); step 1 finishes "b </s>" (-1.72) while the live
+    # "a a" has -0.80 and ends next step with "a a </s>" = -0.80, the best. Stopping as soon as
+    # beam_size = 2 hypotheses have finished would return "</s>", an empty translation.
+    table = {(): {A: 0.5, EOS: 0.3, B: 0.2}, (A,): {A: 0.9, EOS: 0.1}, (B,): {EOS: 0.9, C: 0.1}}
+    assert scripted_beam(table, beam_size=2, alpha=0.0)[0] == [A, A, EOS]
+
+
+def test_finished_hypotheses_stop_growing():
+    # "</s>" is the most likely first token; if it kept growing, the table would make it
+    # "</s> c </s>" with probability 1, and the search would ask about the prefix (</s>,).
+    table = {(): {EOS: 0.7, A: 0.3}, (EOS,): {C: 1.0}, (A,): {EOS: 1.0}}
+    ids, asked = scripted_beam(table, beam_size=3, alpha=0.6)
+    assert ids == [EOS]
+    assert all(EOS not in prefix for prefix in asked), asked
+
+
+def test_search_stops_once_no_live_hypothesis_can_win():
+    # After step 1, "a </s>" (log 0.9 + log 0.9 = -0.21, over lp(2) = 1.10: -0.19) is finished
+    # and the live "a c" has log 0.9 + log 0.1 = -2.41: even divided by lp(max_len) = 2.88 it
+    # stays below -0.19. Nothing live can win, so the search must stop there instead of asking
+    # the model about "a c".
+    table = {(): {A: 0.9, B: 0.1}, (A,): {EOS: 0.9, C: 0.1}, (B,): {B: 0.6, EOS: 0.4}}
+    ids, asked = scripted_beam(table, beam_size=2, alpha=0.6, max_len=30)
+    assert ids == [A, EOS]
+    assert (A, C) not in asked and max(len(prefix) for prefix in asked) == 1, asked
+
+
+def test_without_any_end_token_the_best_live_beam_is_cut_at_max_len():
+    # No prefix ever gets </s>: the result is the best live beam after max_len steps.
+    table = {(A,) * n: {A: 0.8, B: 0.2} for n in range(6)}
+    ids, _ = scripted_beam(table, 2, alpha=0.6, max_len=4, default={A: 0.5, B: 0.5})
+    assert ids == [A, A, A, A]
+
+
+def test_trace_records_the_beams_of_each_step():
+    model = tiny_model(seed=3)
+    trace: list = []
+    ids = _beam_search_one(model, padded_src(seed=3)[:1], 8, BOS, EOS, 3, 0.6, trace)
+    assert 1 <= len(trace) <= 8 and trace[0]["step"] == 0
+    for record in trace:
+        for tokens, _ in record["live"]:
+            assert EOS not in tokens and len(tokens) == record["step"] + 1
+        assert len(record["live"]) == 3  # finished hypotheses do not take a live place
+        for _, tokens in record["finished"]:
+            assert tokens[-1] == EOS and EOS not in tokens[:-1]
+    assert ids[-1] == EOS or len(ids) == 8
+
+
+def test_length_penalty_values():
+    assert length_penalty(1, 0.6) == pytest.approx(1.0)
+    assert length_penalty(10, 0.0) == 1.0
+    assert length_penalty(7, 1.0) == pytest.approx(2.0)
+    assert length_penalty(10, 0.6) == pytest.approx((15 / 6) ** 0.6)
+    assert length_penalty(20, 0.6) > length_penalty(10, 0.6)
+
+
+# ---------------------------------------------------------------- bad arguments
+
+
+@pytest.mark.parametrize(
+    "call, name",
+    [
+        (lambda m, s: greedy_decode(m, s, 0, BOS, EOS), "max_len"),
+        (lambda m, s: greedy_decode(m, s, 65, BOS, EOS), "max_len"),
+        (lambda m, s: greedy_decode(m, s, 2.5, BOS, EOS), "max_len"),
+        (lambda m, s: greedy_decode(m, s, 5, 99, EOS), "bos_id"),
+        (lambda m, s: greedy_decode(m, s, 5, BOS, PAD), "eos_id"),
+        (lambda m, s: greedy_decode(m, s.float(), 5, BOS, EOS), "src"),
+        (lambda m, s: beam_search(m, s, 5, BOS, EOS, beam_size=0), "beam_size"),
+        (lambda m, s: beam_search(m, s, 5, BOS, EOS, beam_size=2.0), "beam_size"),
+        (lambda m, s: beam_search(m, s, 0, BOS, EOS), "max_len"),
+        (
+            lambda m, s: beam_search(m, s, 5, BOS, EOS, length_penalty_alpha=-1),
+            "length_penalty_alpha",
+        ),
+        (lambda m, s: greedy_decode("model", s, 5, BOS, EOS), "model"),
+    ],
+)
+def test_bad_arguments_raise_value_error_naming_them(call, name):
+    with pytest.raises(ValueError, match=f"^{name}:"):
+        call(tiny_model(), padded_src())
+
+
+# ---------------------------------------------------------------- translate
+
+
+@pytest.fixture(scope="module")
+def tiny_translator():
+    src_vocab = Vocab(["der", "mann", "trinkt", "ein", "bier", "?"])
+    tgt_vocab = Vocab(["the", "man", "drinks", "a", "beer", "?"])
+    torch.manual_seed(0)
+    config = TransformerConfig(
+        len(src_vocab), len(tgt_vocab), d_model=16, n_heads=2, d_ff=32, n_layers=1
+    )
+    return Transformer(config).eval(), src_vocab, tgt_vocab
+
+
+def test_tokenize_folds_case_and_splits_punctuation():
+    assert tokenize("Trinkt der Mann ein Bier?") == ["trinkt", "der", "mann", "ein", "bier", "?"]
+    assert tokenize("Ich weiß, dass ÄPFEL grün sind.") == [
+        "ich", "weiß", ",", "dass", "äpfel", "grün", "sind", ".",
+    ]  # fmt: skip
+    assert tokenize("   ") == []
+
+
+def test_source_ids_maps_unknown_words_and_drops_unknown_punctuation(tiny_translator):
+    _, src_vocab, _ = tiny_translator
+    known = src_vocab.encode("der mann trinkt ein bier ?")
+    assert source_ids("Der Mann trinkt ein Bier?", src_vocab) == known
+    # The corpus has no "!" or ".": dropped rather than read as an unknown word.
+    assert source_ids("Der Mann trinkt ein Bier!", src_vocab) == known[:-1]
+    assert source_ids("der Xylophon.", src_vocab) == [src_vocab.token_to_id["der"], UNK]
+    assert source_ids("...", src_vocab) == []
+
+
+def test_translate_edge_inputs(tiny_translator):
+    model, src_vocab, tgt_vocab = tiny_translator
+    assert translate(model, [], src_vocab, tgt_vocab) == []
+    assert translate(model, [""], src_vocab, tgt_vocab) == [""]
+    out = translate(model, ["", "der mann", "  ", "!"], src_vocab, tgt_vocab)
+    assert out[0] == out[2] == out[3] == "" and isinstance(out[1], str)
+    # Unknown words become <unk> (id 1) instead of failing.
+    assert isinstance(translate(model, ["der xylophon trinkt"], src_vocab, tgt_vocab)[0], str)
+    # Case and punctuation are folded like the corpus: the same ids, the same translation.
+    assert translate(model, ["Der MANN trinkt ein Bier?"], src_vocab, tgt_vocab) == translate(
+        model, ["der mann trinkt ein bier ?"], src_vocab, tgt_vocab
+    )
+    # Beam search goes through the same path.
+    assert len(translate(model, ["der mann", ""], src_vocab, tgt_vocab, beam_size=2)) == 2
+
+
+def test_translate_on_the_shipped_model(shipped):
+    model, src_vocab, tgt_vocab = shipped
+    sentences = ["Heute trinkt der Mann ein Bier", "heute trinkt der mann ein bier", ""]
+    greedy = translate(model, sentences, src_vocab, tgt_vocab)
+    assert greedy == ["today the man drinks a beer", "today the man drinks a beer", ""]
+    assert translate(model, sentences[:1], src_vocab, tgt_vocab, beam_size=4) == greedy[:1]
+    unknown = translate(model, ["der Zauberer trinkt ein Bier"], src_vocab, tgt_vocab)[0]
+    assert unknown.endswith("drinks a beer"), unknown
+
+
+@pytest.mark.parametrize(
+    "kwargs, name",
+    [
+        ({"sentences": "der mann"}, "sentences"),
+        ({"sentences": ["der mann", 3]}, "sentences"),
+        ({"sentences": ["der mann"], "beam_size": 0}, "beam_size"),
+        ({"sentences": [], "beam_size": 0}, "beam_size"),
+        ({"sentences": ["der mann"], "max_len": 0}, "max_len"),
+        ({"sentences": ["der mann"], "model": "a model"}, "model"),
+    ],
+)
+def test_translate_bad_input(tiny_translator, kwargs, name):
+    model, src_vocab, tgt_vocab = tiny_translator
+    kwargs = {"model": model, **kwargs}
+    with pytest.raises(ValueError, match=f"^{name}:"):
+        translate(src_vocab=src_vocab, tgt_vocab=tgt_vocab, **kwargs)
+
+
+# ---------------------------------------------------------------- exercise checks
+
+
+def solution_length_penalty(length, alpha):
+    return ((5 + length) / 6) ** alpha
+
+
+def solution_decoder_positions(n_steps, batch_size):
+    return batch_size * n_steps, batch_size * n_steps * (n_steps + 1) // 2
+
+
+def solution_best_hypothesis(finished, alpha):
+    return max(finished, key=lambda item: item[1] / ((5 + len(item[0])) / 6) ** alpha)[0]
+
+
+def raises(*args):
+    raise RuntimeError("boom")
+
+
+CHECKS = [
+    (
+        notebook_12.check_length_penalty,
+        solution_length_penalty,
+        lambda length, alpha: length**alpha,
+        "GNMT adds 5",
+    ),
+    (
+        notebook_12.check_decoder_positions,
+        solution_decoder_positions,
+        lambda n, b: (b * n, b * n * n),
+        "n(n+1)/2",
+    ),
+    (
+        notebook_12.check_best_hypothesis,
+        solution_best_hypothesis,
+        lambda finished, alpha: max(finished, key=lambda item: item[1])[0],
+        "divide each by lp",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    "check, solution, wrong, hint", CHECKS, ids=lambda x: getattr(x, "__name__", "")
+)
+def test_exercise_checks(capsys, check, solution, wrong, hint):
+    assert check(solution) is True
+    assert capsys.readouterr().out.startswith("✓")
+    assert check(lambda *args: None) is False
+    assert "returned None" in capsys.readouterr().out
+    assert check(wrong) is False
+    out = capsys.readouterr().out
+    assert out.startswith("✗") and hint in out
+    assert check(raises) is False
+    assert "RuntimeError: boom" in capsys.readouterr().out

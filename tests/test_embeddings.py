@@ -1,0 +1,195 @@
+"""helpers.embeddings (notebook 02) and the checks of notebook 02's exercises."""
+
+import math
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+from helpers.embeddings import PositionalEncoding, TokenEmbedding, sinusoidal_table
+from helpers.exercises.notebook_02 import (
+    check_dot_product_at_offset,
+    check_embed_with_positions,
+    check_wavelengths,
+)
+
+
+def assert_near(actual: torch.Tensor, expected: torch.Tensor, atol: float = 1e-6) -> None:
+    """Same shape and dtype, entries within atol (torch.testing costs seconds on its first call)."""
+    assert actual.shape == expected.shape and actual.dtype == expected.dtype
+    difference = (actual - expected).abs().max().item() if actual.numel() else 0.0
+    assert difference <= atol, f"max abs difference {difference:.2e} > {atol:.0e}"
+
+
+def formula(max_len: int, d_model: int) -> torch.Tensor:
+    """The paper's formula entry by entry, in float64."""
+    table = torch.zeros(max_len, d_model, dtype=torch.float64)
+    for pos in range(max_len):
+        for dimension in range(d_model):
+            angle = pos / 10000 ** (2 * (dimension // 2) / d_model)
+            table[pos, dimension] = math.sin(angle) if dimension % 2 == 0 else math.cos(angle)
+    return table
+
+
+def test_token_embedding_is_one_hot_times_the_matrix_scaled():
+    torch.manual_seed(0)
+    embedding = TokenEmbedding(vocab_size=10, d_model=16)
+    ids = torch.tensor([[1, 4, 9], [0, 0, 3]])
+    out = embedding(ids)
+    assert out.shape == (2, 3, 16)
+    one_hot = F.one_hot(ids, num_classes=10).float()
+    expected = (one_hot @ embedding.embedding.weight) * 4.0  # sqrt(16)
+    assert_near(out, expected, atol=0.0)
+
+
+@pytest.mark.parametrize("d_model", [8, 64, 7, 1])
+def test_sinusoidal_table_matches_the_formula(d_model):
+    table = sinusoidal_table(50, d_model)
+    assert table.shape == (50, d_model) and table.dtype == torch.float32
+    assert_near(table.double(), formula(50, d_model), atol=1e-5)
+
+
+def test_even_dimensions_are_sines_and_odd_dimensions_cosines():
+    table = sinusoidal_table(10, 6)
+    assert torch.all(table[0, 0::2] == 0) and torch.all(table[0, 1::2] == 1)
+    assert_near(table[:, 0], torch.sin(torch.arange(10.0)))
+    assert_near(table[:, 1], torch.cos(torch.arange(10.0)))
+
+
+@pytest.mark.parametrize("k", [1, 3, 17])
+def test_a_shift_by_k_is_one_rotation_for_every_position(k):
+    d_model, max_len = 32, 60
+    table = sinusoidal_table(max_len, d_model).double()
+    omega = 10000 ** (-torch.arange(0, d_model, 2, dtype=torch.float64) / d_model)
+    M_k = torch.zeros(d_model, d_model, dtype=torch.float64)
+    for pair, angle in enumerate((omega * k).tolist()):
+        c, s = math.cos(angle), math.sin(angle)
+        M_k[2 * pair : 2 * pair + 2, 2 * pair : 2 * pair + 2] = torch.tensor([[c, s], [-s, c]])
+    assert_near(table[:-k] @ M_k.T, table[k:], atol=1e-4)
+
+
+def test_dot_products_depend_only_on_distance():
+    table = sinusoidal_table(40, 16).double()
+    similarity = table @ table.T
+    for offset in range(40):
+        diagonal = torch.diagonal(similarity, offset)
+        assert_near(diagonal, diagonal[:1].expand_as(diagonal), atol=1e-4)
+    assert_near(torch.diagonal(similarity), torch.full((40,), 8.0, dtype=torch.float64))
+
+
+def test_positional_encoding_adds_the_table_from_start():
+    encoding = PositionalEncoding(d_model=8, max_len=20).eval()
+    x = torch.randn(3, 5, 8)
+    assert_near(encoding(x), x + sinusoidal_table(20, 8)[:5], atol=0.0)
+    assert_near(encoding(x, start=4), x + sinusoidal_table(20, 8)[4:9], atol=0)
+    assert encoding(x.double()).dtype == torch.float64
+
+
+def test_the_table_is_a_non_persistent_buffer_that_follows_the_module():
+    encoding = PositionalEncoding(d_model=8, max_len=20)
+    assert [name for name, _ in encoding.named_buffers()] == ["table"]
+    assert list(encoding.parameters()) == []
+    assert encoding.state_dict() == {}
+    assert encoding.to(torch.float64).table.dtype == torch.float64
+    assert encoding.max_len == 20
+
+
+def test_dropout_acts_on_the_sum_in_training_only():
+    torch.manual_seed(0)
+    encoding = PositionalEncoding(d_model=16, max_len=10, dropout=0.5)
+    x = torch.randn(4, 10, 16)
+    summed = x + encoding.table
+    out = encoding.train()(x)
+    kept = out != 0
+    assert 0 < int(kept.sum()) < out.numel()
+    assert_near(out[kept], summed[kept] * 2)
+    assert_near(encoding.eval()(x), summed, atol=0.0)
+
+
+def test_odd_d_model_works_end_to_end():
+    out = PositionalEncoding(d_model=5, max_len=4)(torch.zeros(2, 4, 5))
+    assert_near(out[1].double(), formula(4, 5), atol=1e-6)
+
+
+@pytest.mark.parametrize(
+    ("build", "named"),
+    [
+        (lambda: sinusoidal_table(0, 8), "max_len"),
+        (lambda: sinusoidal_table(10, 0), "d_model"),
+        (lambda: sinusoidal_table(10, 8.0), "d_model"),
+        (lambda: PositionalEncoding(8, max_len=4)(torch.zeros(1, 5, 8)), "max_len"),
+        (lambda: PositionalEncoding(8, max_len=4)(torch.zeros(1, 2, 8), start=3), "max_len"),
+        (lambda: PositionalEncoding(8, max_len=4)(torch.zeros(1, 2, 8), start=-1), "start"),
+        (lambda: PositionalEncoding(8, max_len=4)(torch.zeros(1, 2, 6)), "x"),
+        (lambda: PositionalEncoding(8, max_len=8)(torch.zeros(2, 8, dtype=torch.long)), "x"),
+    ],
+)
+def test_bad_input_raises_value_error_naming_the_argument(build, named):
+    with pytest.raises(ValueError, match=named):
+        build()
+
+
+# Exercise checks: the solution passes, an unfinished (None) or wrong answer fails with a message,
+# and nothing raises.
+
+
+def good_wavelengths(d_model):
+    return 2 * math.pi * 10000 ** (torch.arange(0, d_model, 2, dtype=torch.float64) / d_model)
+
+
+def good_embed_with_positions(ids, weight, table):
+    return weight[ids] * math.sqrt(weight.shape[1]) + table[: ids.shape[1]]
+
+
+def good_dot_product_at_offset(d_model, k):
+    two_i = torch.arange(0, d_model, 2, dtype=torch.float64)
+    return float(torch.cos(k / 10000 ** (two_i / d_model)).sum())
+
+
+def unfinished(*args):
+    return None
+
+
+def crashes(*args):
+    raise RuntimeError("boom")
+
+
+CHECKS = [
+    (
+        check_wavelengths,
+        good_wavelengths,
+        [
+            lambda d: good_wavelengths(d) / (2 * math.pi),
+            lambda d: good_wavelengths(d + 1)[: d // 2],
+            lambda d: good_wavelengths(d).flip(0),
+            lambda d: "long",
+        ],
+    ),
+    (
+        check_embed_with_positions,
+        good_embed_with_positions,
+        [
+            lambda ids, w, t: w[ids] + t[: ids.shape[1]],
+            lambda ids, w, t: w[ids] * math.sqrt(w.shape[1]),
+            lambda ids, w, t: w[ids][0],
+            lambda ids, w, t: w[ids] * w.shape[1] + t[: ids.shape[1]],
+        ],
+    ),
+    (
+        check_dot_product_at_offset,
+        good_dot_product_at_offset,
+        [lambda d, k: d, lambda d, k: good_dot_product_at_offset(d, k + 1), lambda d, k: "x"],
+    ),
+]
+
+
+@pytest.mark.parametrize(("check", "solution", "wrong_answers"), CHECKS)
+def test_exercise_checks(check, solution, wrong_answers, capsys):
+    assert check(solution) is True
+    assert capsys.readouterr().out.startswith("✓")
+    for answer in [unfinished, crashes, "not a function", *wrong_answers]:
+        assert check(answer) is False
+        message = capsys.readouterr().out
+        assert message.startswith("✗ ") and len(message) > 20, message
+    check(unfinished)
+    assert "returned None" in capsys.readouterr().out

@@ -1,0 +1,170 @@
+"""helpers.masks (notebook 04) and the checks of notebook 04's exercises."""
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+from helpers.attention import scaled_dot_product_attention
+from helpers.exercises.notebook_04 import (
+    check_padding_mask_from_lengths,
+    check_sliding_window_mask,
+    check_to_additive_mask,
+)
+from helpers.masks import decoder_self_attention_mask, look_ahead_mask, padding_mask
+
+PAD = 0
+IDS = torch.tensor([[5, 6, 7, 8], [5, 6, PAD, PAD]])
+
+
+def test_padding_mask_shape_and_values():
+    mask = padding_mask(IDS, PAD)
+    assert mask.shape == (2, 1, 1, 4) and mask.dtype == torch.bool
+    assert mask[:, 0, 0].tolist() == [[True] * 4, [True, True, False, False]]
+
+
+def test_padding_mask_uses_the_given_pad_id():
+    assert padding_mask(IDS, 5)[:, 0, 0, 0].tolist() == [False, False]
+
+
+def test_pad_keys_get_zero_weight_after_broadcasting_over_heads_and_queries():
+    generator = torch.Generator().manual_seed(0)
+    query, key, value = (torch.randn(2, 3, 4, 8, generator=generator) for _ in range(3))
+    _, weights = scaled_dot_product_attention(query, key, value, padding_mask(IDS, PAD))
+    assert weights.shape == (2, 3, 4, 4)
+    assert torch.all(weights[1, :, :, 2:] == 0)
+    assert torch.all(weights[0] > 0)
+    torch.testing.assert_close(weights.sum(dim=-1), torch.ones(2, 3, 4))
+
+
+def test_look_ahead_mask_is_the_lower_triangle():
+    mask = look_ahead_mask(4)
+    assert mask.shape == (1, 1, 4, 4) and mask.dtype == torch.bool
+    expected = [[j <= i for j in range(4)] for i in range(4)]
+    assert mask[0, 0].tolist() == expected
+
+
+def test_look_ahead_mask_follows_the_device_argument():
+    assert look_ahead_mask(3, device="meta").device.type == "meta"
+
+
+def test_decoder_mask_combines_padding_and_look_ahead():
+    mask = decoder_self_attention_mask(IDS, PAD)
+    assert mask.shape == (2, 1, 4, 4)
+    assert torch.equal(mask[0, 0], look_ahead_mask(4)[0, 0])
+    expected = look_ahead_mask(4)[0, 0].clone()
+    expected[:, 2:] = False
+    assert torch.equal(mask[1, 0], expected)
+
+
+def test_masks_work_with_torch_sdpa():
+    generator = torch.Generator().manual_seed(1)
+    query, key, value = (torch.randn(2, 3, 4, 8, generator=generator) for _ in range(3))
+    mask = decoder_self_attention_mask(IDS, PAD)
+    ours, _ = scaled_dot_product_attention(query, key, value, mask)
+    theirs = F.scaled_dot_product_attention(query, key, value, attn_mask=mask)
+    torch.testing.assert_close(ours, theirs, rtol=1e-5, atol=1e-6)
+
+
+def test_look_ahead_mask_makes_attention_causal():
+    generator = torch.Generator().manual_seed(2)
+    x = torch.randn(1, 6, 8, generator=generator)
+    mask = look_ahead_mask(6)
+    reference, _ = scaled_dot_product_attention(x, x, x, mask)
+    for t in range(5):
+        changed = x.clone()
+        changed[:, t + 1 :] = torch.randn(1, 5 - t, 8, generator=generator)
+        output, _ = scaled_dot_product_attention(changed, changed, changed, mask)
+        assert torch.equal(output[..., : t + 1, :], reference[..., : t + 1, :])
+        assert not torch.equal(output[..., t + 1 :, :], reference[..., t + 1 :, :])
+
+
+@pytest.mark.parametrize(
+    ("call", "named"),
+    [
+        (lambda: padding_mask(IDS[0], PAD), "ids"),
+        (lambda: padding_mask(IDS[:, :, None], PAD), "ids"),
+        (lambda: look_ahead_mask(0), "size"),
+        (lambda: look_ahead_mask(2.0), "size"),
+    ],
+)
+def test_bad_input_raises_value_error_naming_the_argument(call, named):
+    with pytest.raises(ValueError, match=named):
+        call()
+
+
+# The exercise checks: the solution passes; unfinished and wrong answers fail with a message.
+
+
+def test_check_padding_mask_from_lengths(capsys):
+    def solution(lengths, max_len):
+        return (torch.arange(max_len)[None, :] < lengths[:, None])[:, None, None, :]
+
+    assert check_padding_mask_from_lengths(solution) is True
+    assert check_padding_mask_from_lengths(lambda lengths, max_len: None) is False
+    assert "returned None" in capsys.readouterr().out
+    assert (
+        check_padding_mask_from_lengths(lambda lengths, max_len: ~solution(lengths, max_len))
+        is False
+    )
+    assert "inverted" in capsys.readouterr().out
+    assert (
+        check_padding_mask_from_lengths(
+            lambda lengths, max_len: solution(lengths, max_len)[:, 0, 0]
+        )
+        is False
+    )
+    assert "(batch, 1, 1, max_len)" in capsys.readouterr().out
+    assert (
+        check_padding_mask_from_lengths(lambda lengths, max_len: solution(lengths + 1, max_len))
+        is False
+    )
+    assert "off by one" in capsys.readouterr().out
+    assert (
+        check_padding_mask_from_lengths(lambda lengths, max_len: solution(lengths, max_len).int())
+        is False
+    )
+    assert "dtype" in capsys.readouterr().out
+
+
+def test_check_to_additive_mask(capsys):
+    def solution(mask):
+        return torch.zeros(mask.shape).masked_fill(~mask, float("-inf"))
+
+    assert check_to_additive_mask(solution) is True
+    assert check_to_additive_mask(lambda mask: None) is False
+    assert "returned None" in capsys.readouterr().out
+    assert (
+        check_to_additive_mask(
+            lambda mask: torch.zeros(mask.shape).masked_fill(mask, float("-inf"))
+        )
+        is False
+    )
+    assert "inverted" in capsys.readouterr().out
+    assert (
+        check_to_additive_mask(lambda mask: torch.zeros(mask.shape).masked_fill(~mask, -1e9))
+        is False
+    )
+    assert "-inf" in capsys.readouterr().out
+    assert check_to_additive_mask(lambda mask: mask) is False
+    assert "dtype" in capsys.readouterr().out
+
+
+def test_check_sliding_window_mask(capsys):
+    def solution(size, window):
+        ones = torch.ones(size, size, dtype=torch.bool)
+        return (ones.tril() & ones.triu(diagonal=-(window - 1)))[None, None]
+
+    assert check_sliding_window_mask(solution) is True
+    assert check_sliding_window_mask(lambda size, window: None) is False
+    assert "returned None" in capsys.readouterr().out
+    assert check_sliding_window_mask(lambda size, window: solution(size, window + 1)) is False
+    assert "off by one" in capsys.readouterr().out
+
+    def symmetric(size, window):
+        ones = torch.ones(size, size, dtype=torch.bool)
+        return (ones.tril(diagonal=window - 1) & ones.triu(diagonal=-(window - 1)))[None, None]
+
+    assert check_sliding_window_mask(symmetric) is False
+    assert "later positions" in capsys.readouterr().out
+    assert check_sliding_window_mask(lambda size, window: solution(size, window)[0, 0]) is False
+    assert "(1, 1, size, size)" in capsys.readouterr().out

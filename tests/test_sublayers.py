@@ -1,0 +1,234 @@
+"""ResidualSublayer (notebook 07): both placements, where dropout acts, validation, exercise checks."""
+
+import pytest
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from helpers.exercises import notebook_07
+from helpers.sublayers import ResidualSublayer
+
+D_MODEL = 8
+
+
+@pytest.fixture
+def x() -> torch.Tensor:
+    torch.manual_seed(0)
+    return 3.0 * torch.randn(2, 5, D_MODEL) + 1.0
+
+
+@pytest.fixture
+def sublayer() -> nn.Linear:
+    torch.manual_seed(1)
+    return nn.Linear(D_MODEL, D_MODEL)
+
+
+def make(norm_first: bool, dropout: float = 0.0) -> ResidualSublayer:
+    """A ResidualSublayer with a random gain and bias, so that a skipped affine step shows."""
+    torch.manual_seed(2)
+    residual = ResidualSublayer(D_MODEL, dropout, norm_first)
+    with torch.no_grad():
+        residual.norm.weight.copy_(1 + 0.5 * torch.randn(D_MODEL))
+        residual.norm.bias.copy_(0.5 * torch.randn(D_MODEL))
+    return residual
+
+
+def run(residual: ResidualSublayer, sublayer: nn.Module, x: torch.Tensor) -> torch.Tensor:
+    return residual.residual_output(x, sublayer(residual.sublayer_input(x)))
+
+
+def layer_norm(residual: ResidualSublayer, x: torch.Tensor) -> torch.Tensor:
+    return F.layer_norm(x, (D_MODEL,), residual.norm.weight, residual.norm.bias, residual.norm.eps)
+
+
+def close(a: torch.Tensor, b: torch.Tensor) -> bool:
+    return torch.allclose(a, b, atol=1e-5, rtol=1e-5)
+
+
+@torch.no_grad()
+def test_post_ln_is_norm_of_the_sum(x, sublayer):
+    residual = make(norm_first=False, dropout=0.3).eval()
+    assert torch.equal(residual.sublayer_input(x), x)
+    output = run(residual, sublayer, x)
+    assert output.shape == x.shape
+    assert close(output, layer_norm(residual, x + sublayer(x)))
+
+
+@torch.no_grad()
+def test_pre_ln_normalises_the_sublayer_input_only(x, sublayer):
+    residual = make(norm_first=True, dropout=0.3).eval()
+    assert close(residual.sublayer_input(x), layer_norm(residual, x))
+    output = run(residual, sublayer, x)
+    assert output.shape == x.shape
+    assert close(output, x + sublayer(layer_norm(residual, x)))
+
+
+@torch.no_grad()
+def test_placements_differ(x, sublayer):
+    assert not close(run(make(False), sublayer, x), run(make(True), sublayer, x))
+
+
+@torch.no_grad()
+def test_post_ln_output_is_normalised_pre_ln_output_is_not(sublayer):
+    torch.manual_seed(3)
+    big = 10 * torch.randn(3, 4, D_MODEL)
+    post = run(ResidualSublayer(D_MODEL), sublayer, big)
+    pre = run(ResidualSublayer(D_MODEL, norm_first=True), sublayer, big)
+    assert torch.allclose(post.mean(-1), torch.zeros(3, 4), atol=1e-5)
+    assert torch.allclose(post.std(-1, correction=0), torch.ones(3, 4), atol=1e-3)
+    assert pre.std(-1).mean() > 5
+
+
+@pytest.mark.parametrize("norm_first", [False, True])
+@torch.no_grad()
+def test_dropout_acts_on_the_sublayer_output_before_the_add(x, sublayer, norm_first):
+    residual = make(norm_first, dropout=0.5).train()
+    y = sublayer(residual.sublayer_input(x))
+    torch.manual_seed(7)
+    output = residual.residual_output(x, y)
+    torch.manual_seed(7)
+    dropped = F.dropout(y, 0.5, training=True)
+    added = x + dropped
+    assert close(output, added if norm_first else layer_norm(residual, added))
+    if norm_first:  # where the sublayer output was dropped, the residual passes unchanged
+        zeros = dropped == 0
+        assert zeros.any() and torch.equal(output[zeros], x[zeros])
+
+
+@torch.no_grad()
+def test_training_mode_is_random_eval_mode_is_not(x, sublayer):
+    residual = make(norm_first=False, dropout=0.1)
+    residual.train()
+    assert not torch.equal(run(residual, sublayer, x), run(residual, sublayer, x))
+    residual.eval()
+    assert torch.equal(run(residual, sublayer, x), run(residual, sublayer, x))
+
+
+def test_pre_ln_identity_path_carries_the_gradient(x):
+    # With a sublayer that outputs zeros, a Pre-LN step is exactly the identity, gradient included.
+    residual = make(norm_first=True)
+    x = x.clone().requires_grad_()
+    output = residual.residual_output(x, 0 * residual.sublayer_input(x))
+    output.sum().backward()
+    assert torch.equal(output, x) and torch.equal(x.grad, torch.ones_like(x))
+
+
+def test_names_used_for_weight_copying():
+    residual = ResidualSublayer(D_MODEL, 0.2, norm_first=True)
+    assert isinstance(residual.norm, nn.LayerNorm) and isinstance(residual.dropout, nn.Dropout)
+    assert residual.dropout.p == 0.2 and residual.norm_first is True
+    assert list(residual.state_dict()) == ["norm.weight", "norm.bias"]
+    assert ResidualSublayer(D_MODEL).norm_first is False
+
+
+@pytest.mark.parametrize(
+    ("arguments", "named"),
+    [
+        ({"d_model": 0}, "d_model"),
+        ({"d_model": 8.0}, "d_model"),
+        ({"d_model": 8, "dropout": 1.0}, "dropout"),
+        ({"d_model": 8, "dropout": -0.1}, "dropout"),
+        ({"d_model": 8, "dropout": "0.1"}, "dropout"),
+    ],
+)
+def test_bad_arguments_raise_value_error_naming_them(arguments, named):
+    with pytest.raises(ValueError, match=named):
+        ResidualSublayer(**arguments)
+
+
+def test_sublayer_output_of_another_shape_is_refused(x):
+    residual = ResidualSublayer(D_MODEL)
+    with pytest.raises(ValueError, match="sublayer_output"):
+        residual.residual_output(x, x[:, :1])  # would broadcast silently
+
+
+# --- exercise checks -------------------------------------------------------------------------
+
+
+def rms_norm_solution(x, gain, eps=1e-6):
+    return gain * x / torch.sqrt(x.pow(2).mean(dim=-1, keepdim=True) + eps)
+
+
+def rms_norm_as_layer_norm(x, gain, eps=1e-6):
+    centred = x - x.mean(-1, keepdim=True)
+    return gain * centred / torch.sqrt(centred.pow(2).mean(-1, keepdim=True) + eps)
+
+
+def dropout_moments_solution(p):
+    return 1.0, p / (1.0 - p)
+
+
+def dropout_moments_mask_variance(p):
+    return 1.0, p * (1.0 - p)
+
+
+def sublayer_step_solution(x, sublayer, norm, dropout, norm_first):
+    if norm_first:
+        return x + dropout(sublayer(norm(x)))
+    return norm(x + dropout(sublayer(x)))
+
+
+def sublayer_step_swapped(x, sublayer, norm, dropout, norm_first):
+    return sublayer_step_solution(x, sublayer, norm, dropout, not norm_first)
+
+
+def sublayer_step_dropout_on_the_sum(x, sublayer, norm, dropout, norm_first):
+    if norm_first:
+        return dropout(x + sublayer(norm(x)))
+    return norm(dropout(x + sublayer(x)))
+
+
+def raises(*args):
+    raise RuntimeError("boom")
+
+
+def returns_none(*args):
+    return None
+
+
+CHECKS = [
+    (notebook_07.check_rms_norm, rms_norm_solution, rms_norm_as_layer_norm, "that is LayerNorm"),
+    (
+        notebook_07.check_dropout_moments,
+        dropout_moments_solution,
+        dropout_moments_mask_variance,
+        "variance of the mask",
+    ),
+    (
+        notebook_07.check_sublayer_step,
+        sublayer_step_solution,
+        sublayer_step_swapped,
+        "the other placement",
+    ),
+    (
+        notebook_07.check_sublayer_step,
+        sublayer_step_solution,
+        sublayer_step_dropout_on_the_sum,
+        "training mode",
+    ),
+]
+
+
+@pytest.mark.parametrize("check, solution, wrong, message", CHECKS)
+def test_exercise_checks(check, solution, wrong, message, capsys):
+    state = torch.random.get_rng_state()
+    assert check(solution) is True
+    assert "✓" in capsys.readouterr().out
+    assert check(returns_none) is False
+    assert "returned None" in capsys.readouterr().out
+    assert check(wrong) is False
+    assert message in capsys.readouterr().out
+    assert check(raises) is False
+    assert "raised RuntimeError: boom" in capsys.readouterr().out
+    assert check(lambda *args: "a string") is False
+    assert "✗" in capsys.readouterr().out
+    assert check(None) is False  # not even a function
+    assert "expected a function" in capsys.readouterr().out
+    assert torch.equal(torch.random.get_rng_state(), state), "a check changed the global RNG"
+
+
+def test_rms_norm_check_agrees_with_the_formula():
+    # The check compares with F.rms_norm; make sure that is the formula the exercise states.
+    torch.manual_seed(4)
+    x, gain = torch.randn(3, D_MODEL), torch.rand(D_MODEL)
+    assert close(F.rms_norm(x, (D_MODEL,), gain, 1e-6), rms_norm_solution(x, gain, 1e-6))

@@ -1,0 +1,490 @@
+"""helpers.training (notebook 11): batching, label smoothing, schedule, training loop, checkpoints."""
+
+import json
+import math
+import warnings
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+from helpers.exercises import notebook_11
+from helpers.training import (
+    History,
+    collate,
+    encode_pairs,
+    evaluate_loss,
+    file_sha256,
+    label_smoothing_loss,
+    load_checkpoint,
+    make_optimizer,
+    save_checkpoint,
+    smoothed_targets,
+    token_budget_batches,
+    train,
+    warmup_lambda,
+)
+from helpers.transformer import Transformer, TransformerConfig
+from helpers.vocab import Vocab
+
+
+@pytest.fixture(autouse=True)
+def _one_thread():
+    # Tiny models: one thread avoids thread start-up and contention costs on a shared CPU.
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
+def random_examples(count: int, seed: int = 0, vocab_size: int = 20) -> list:
+    """(source ids, target ids + </s>) lists of random lengths 1..9, ids from 4 up."""
+    generator = torch.Generator().manual_seed(seed)
+    examples = []
+    for _ in range(count):
+        src_len, tgt_len = torch.randint(1, 10, (2,), generator=generator).tolist()
+        source = torch.randint(4, vocab_size, (src_len,), generator=generator).tolist()
+        target = torch.randint(4, vocab_size, (tgt_len,), generator=generator).tolist()
+        examples.append((source, [*target, 3]))
+    return examples
+
+
+def padded_batch(seed: int = 0, vocab_size: int = 13):
+    generator = torch.Generator().manual_seed(seed)
+    logits = 3 * torch.randn(4, 7, vocab_size, generator=generator)
+    target = torch.randint(1, vocab_size, (4, 7), generator=generator)
+    target[1, 5:] = 0
+    target[2, 2:] = 0
+    target[3, :] = 0  # a row of padding only
+    return logits, target
+
+
+# ---------------------------------------------------------------- label smoothing
+
+
+@pytest.mark.parametrize("epsilon", [0.0, 0.1, 0.25])
+def test_label_smoothing_equals_cross_entropy(epsilon):
+    logits, target = padded_batch()
+    ours = label_smoothing_loss(logits, target, epsilon, pad_id=0)
+    reference = F.cross_entropy(
+        logits.flatten(0, 1), target.flatten(), label_smoothing=epsilon, ignore_index=0
+    )
+    torch.testing.assert_close(ours, reference, atol=1e-5, rtol=1e-6)
+
+
+def test_label_smoothing_ignores_padding():
+    logits, target = padded_batch()
+    changed = logits.clone()
+    changed[target == 0] = 100 * torch.randn_like(changed[target == 0])  # only pad positions
+    torch.testing.assert_close(
+        label_smoothing_loss(changed, target, 0.1, 0), label_smoothing_loss(logits, target, 0.1, 0)
+    )
+
+
+def test_label_smoothing_has_gradient_and_uses_pad_id():
+    logits, target = padded_batch()
+    logits.requires_grad_(True)
+    loss = label_smoothing_loss(logits, target, 0.1, pad_id=0)
+    loss.backward()
+    assert logits.grad[target == 0].abs().max() == 0
+    assert logits.grad[target != 0].abs().max() > 0
+    # With another pad id the zeros count as words, and the loss changes.
+    shifted = label_smoothing_loss(logits.detach(), target, 0.1, pad_id=5)
+    assert not torch.isclose(shifted, loss.detach())
+
+
+def test_smoothed_targets_sum_to_one_with_gold_share():
+    target = torch.tensor([0, 4, 3, 3, 2])
+    for vocab_size, epsilon in [(8, 0.1), (11, 0.3), (5, 0.0)]:
+        q = smoothed_targets(target, vocab_size, epsilon)
+        assert q.shape == (5, vocab_size)
+        torch.testing.assert_close(q.sum(dim=1), torch.ones(5))
+        gold = q[torch.arange(5), target]
+        torch.testing.assert_close(gold, torch.full((5,), 1 - epsilon + epsilon / vocab_size))
+        others = q.clone()
+        others[torch.arange(5), target] = epsilon / vocab_size
+        torch.testing.assert_close(others, torch.full_like(q, epsilon / vocab_size))
+
+
+def test_all_pad_target_raises():
+    logits, _ = padded_batch()
+    with pytest.raises(ValueError, match="target"):
+        label_smoothing_loss(logits, torch.zeros(4, 7, dtype=torch.long), 0.1, pad_id=0)
+
+
+@pytest.mark.parametrize("epsilon", [-0.1, 1.0, 1.5])
+def test_bad_epsilon_raises(epsilon):
+    with pytest.raises(ValueError, match="epsilon"):
+        smoothed_targets(torch.tensor([1, 2]), 5, epsilon)
+
+
+def test_mismatched_target_shape_raises():
+    logits, target = padded_batch()
+    with pytest.raises(ValueError, match="target"):
+        label_smoothing_loss(logits, target[:, :-1], 0.1, pad_id=0)
+    with pytest.raises(ValueError, match="target"):
+        smoothed_targets(target, 13, 0.1)  # 2-D ids
+
+
+# ---------------------------------------------------------------- schedule and optimizer
+
+
+@pytest.mark.parametrize("d_model, warmup", [(512, 4000), (512, 8000), (256, 4000), (128, 100)])
+def test_schedule_peaks_at_warmup(d_model, warmup):
+    rate = warmup_lambda(d_model, warmup)
+    values = [rate(index) for index in range(3 * warmup)]  # index 0 is step 1
+    peak_index = max(range(len(values)), key=values.__getitem__)
+    assert peak_index + 1 == warmup
+    assert math.isclose(values[peak_index], d_model**-0.5 * warmup**-0.5, rel_tol=1e-12)
+    assert values[0] < values[warmup // 2] < values[peak_index] > values[2 * warmup]
+
+
+def test_schedule_formula_both_sides():
+    rate = warmup_lambda(512, 4000)
+    assert math.isclose(rate(0), 512**-0.5 * 4000**-1.5)  # step 1, linear part
+    assert math.isclose(rate(9999), 512**-0.5 * 10000**-0.5)  # step 10,000, decay
+
+
+def test_adam_settings_and_lambdalr():
+    model = torch.nn.Linear(3, 3)
+    optimizer, scheduler = make_optimizer(model, d_model=64, warmup_steps=10, factor=2.0)
+    assert isinstance(optimizer, torch.optim.Adam)
+    assert isinstance(scheduler, torch.optim.lr_scheduler.LambdaLR)
+    group = optimizer.param_groups[0]
+    assert group["betas"] == (0.9, 0.98)
+    assert group["eps"] == 1e-9
+    rates = []
+    for _ in range(25):
+        model(torch.randn(2, 3)).sum().backward()
+        optimizer.step()
+        optimizer.zero_grad()
+        rates.append(scheduler.get_last_lr()[0])
+        scheduler.step()
+    expected = [2.0 * 64**-0.5 * min(s**-0.5, s * 10**-1.5) for s in range(1, 26)]
+    assert rates == pytest.approx(expected, rel=1e-12)
+
+
+@pytest.mark.parametrize(
+    "kwargs, name",
+    [
+        (dict(d_model=64, warmup_steps=0), "warmup_steps"),
+        (dict(d_model=0, warmup_steps=10), "d_model"),
+        (dict(d_model=64, warmup_steps=10, factor=0.0), "factor"),
+    ],
+)
+def test_bad_schedule_arguments_raise(kwargs, name):
+    with pytest.raises(ValueError, match=name):
+        make_optimizer(torch.nn.Linear(2, 2), **kwargs)
+
+
+# ---------------------------------------------------------------- batching
+
+
+def example_length(example) -> int:
+    return max(len(example[0]), len(example[1]) + 1)
+
+
+@pytest.mark.parametrize("max_tokens", [11, 37, 200])
+def test_batches_cover_each_example_once_within_budget(max_tokens):
+    examples = random_examples(300)
+    batches = token_budget_batches(examples, max_tokens, seed=3)
+    assert sorted(i for batch in batches for i in batch) == list(range(len(examples)))
+    for batch in batches:
+        assert batch, "no empty batch"
+        assert len(batch) * max(example_length(examples[i]) for i in batch) <= max_tokens
+        src, tgt_input, tgt_output = collate(examples, batch, pad_id=0, bos_id=2)
+        assert max(src.numel(), tgt_input.numel(), tgt_output.numel()) <= max_tokens
+
+
+def test_batches_group_similar_lengths():
+    examples = random_examples(400)
+    batches = token_budget_batches(examples, 60, shuffle=False)
+    target_lengths = [len(examples[i][1]) for batch in batches for i in batch]
+    assert target_lengths == sorted(target_lengths)  # unshuffled: short to long
+
+
+def test_batches_deterministic_for_a_seed():
+    examples = random_examples(300)
+    first = token_budget_batches(examples, 50, seed=7)
+    assert first == token_budget_batches(examples, 50, seed=7)
+    other = token_budget_batches(examples, 50, seed=8)
+    assert other != first
+    assert sorted(map(tuple, other)) == sorted(map(tuple, first)), "same batches, other order"
+
+
+@pytest.mark.parametrize("max_tokens", [0, -5, 2.5, "100", True])
+def test_bad_max_tokens_raises(max_tokens):
+    with pytest.raises(ValueError, match="max_tokens"):
+        token_budget_batches(random_examples(10), max_tokens)
+
+
+def test_max_tokens_smaller_than_an_example_raises():
+    examples = [([5, 6, 7], [8, 9, 3])]  # length 4: the full target <s> 8 9 </s>
+    assert token_budget_batches(examples, 4) == [[0]]
+    with pytest.raises(ValueError, match="max_tokens: 3 is smaller than example 0"):
+        token_budget_batches(examples, 3)
+
+
+def test_collate_shapes_and_shift():
+    examples = [([5, 6, 7], [8, 9, 3]), ([5], [10, 11, 12, 13, 3])]
+    src, tgt_input, tgt_output = collate(examples, [0, 1], pad_id=0, bos_id=2)
+    assert src.tolist() == [[5, 6, 7], [5, 0, 0]]
+    assert tgt_input.tolist() == [[2, 8, 9, 0, 0], [2, 10, 11, 12, 13]]
+    assert tgt_output.tolist() == [[8, 9, 3, 0, 0], [10, 11, 12, 13, 3]]
+    assert src.dtype == tgt_input.dtype == tgt_output.dtype == torch.long
+
+
+def test_encode_pairs_appends_eos_only_to_targets():
+    src_vocab, tgt_vocab = Vocab(["ein", "bier"]), Vocab(["a", "beer"])
+    assert encode_pairs([("ein bier", "a beer")], src_vocab, tgt_vocab) == [([4, 5], [4, 5, 3])]
+
+
+# ---------------------------------------------------------------- training loop
+
+
+def copy_task(count: int, seed: int) -> list:
+    """Targets equal to their sources: a task a tiny model learns in a few dozen steps."""
+    generator = torch.Generator().manual_seed(seed)
+    examples = []
+    for _ in range(count):
+        length = int(torch.randint(2, 6, (1,), generator=generator))
+        ids = torch.randint(4, 12, (length,), generator=generator).tolist()
+        examples.append((ids, [*ids, 3]))
+    return examples
+
+
+def tiny_model(seed: int = 0) -> Transformer:
+    torch.manual_seed(seed)
+    config = TransformerConfig(
+        src_vocab_size=12,
+        tgt_vocab_size=12,
+        d_model=32,
+        n_heads=4,
+        d_ff=64,
+        n_layers=1,
+        dropout=0.0,
+    )
+    return Transformer(config)
+
+
+def test_train_lowers_the_loss_without_warnings(capsys):
+    model = tiny_model()
+    train_examples, valid_examples = copy_task(400, seed=0), copy_task(50, seed=1)
+    before = evaluate_loss(model, valid_examples, bos_id=2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # any warning fails the test
+        history = train(
+            model,
+            train_examples,
+            valid_examples,
+            bos_id=2,
+            steps=60,
+            max_tokens=120,
+            warmup_steps=10,
+            lr_factor=0.2,  # peak 0.2 * 32^-0.5 * 10^-0.5 = 1.1e-2
+            eval_every=25,
+            progress=False,
+        )
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err == ""
+    assert isinstance(history, History)
+    assert history.step == list(range(1, 61))
+    assert len(history.loss) == len(history.accuracy) == len(history.learning_rate) == 60
+    assert history.valid_step == [25, 50, 60]
+    assert history.valid_loss[-1] < 0.6 * before
+    assert sum(history.loss[-5:]) < 0.7 * sum(history.loss[:5])
+    assert all(isinstance(value, float) for value in history.loss + history.accuracy)
+    assert max(history.learning_rate) == history.learning_rate[9]  # peak at warm-up step 10
+
+
+def test_evaluate_loss_restores_mode_and_is_token_weighted():
+    model = tiny_model()
+    examples = copy_task(30, seed=2)
+    model.train()
+    value = evaluate_loss(model, examples, bos_id=2, max_tokens=1000)
+    assert model.training
+    model.eval()
+    src, tgt_input, tgt_output = collate(examples, list(range(30)), pad_id=0, bos_id=2)
+    with torch.no_grad():
+        reference = F.cross_entropy(
+            model(src, tgt_input).flatten(0, 1), tgt_output.flatten(), ignore_index=0
+        ).item()
+    assert value == pytest.approx(reference, rel=1e-5)
+
+
+def test_train_bad_steps_raises():
+    with pytest.raises(ValueError, match="steps"):
+        train(
+            tiny_model(),
+            copy_task(10, 0),
+            copy_task(5, 1),
+            2,
+            steps=0,
+            max_tokens=50,
+            warmup_steps=2,
+        )
+
+
+# ---------------------------------------------------------------- checkpoints
+
+
+def saved(tmp_path):
+    model = tiny_model().eval()
+    src_vocab = Vocab([f"de{i}" for i in range(8)])
+    tgt_vocab = Vocab([f"en{i}" for i in range(8)])
+    folder = save_checkpoint(tmp_path / "ckpt", model, src_vocab, tgt_vocab, {"steps": 3})
+    return model, src_vocab, tgt_vocab, folder
+
+
+def test_checkpoint_round_trip(tmp_path):
+    model, src_vocab, tgt_vocab, folder = saved(tmp_path)
+    assert sorted(p.name for p in folder.iterdir()) == ["checkpoint.json", "weights.pt"]
+    reloaded, src_vocab_2, tgt_vocab_2, metadata = load_checkpoint(folder)
+    assert not reloaded.training
+    assert reloaded.config == model.config
+    assert src_vocab_2.to_list() == src_vocab.to_list()
+    assert tgt_vocab_2.to_list() == tgt_vocab.to_list()
+    assert metadata == {"steps": 3}
+    src, tgt = torch.tensor([[4, 5, 6]]), torch.tensor([[2, 7, 8, 9]])
+    with torch.no_grad():
+        assert torch.equal(reloaded(src, tgt), model(src, tgt))
+
+
+def test_corrupted_weights_raise(tmp_path):
+    _, _, _, folder = saved(tmp_path)
+    weights = folder / "weights.pt"
+    data = bytearray(weights.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    weights.write_bytes(bytes(data))
+    with pytest.raises(ValueError, match="SHA-256"):
+        load_checkpoint(folder)
+
+
+@pytest.mark.parametrize("name", ["weights.pt", "checkpoint.json"])
+def test_missing_file_raises(tmp_path, name):
+    _, _, _, folder = saved(tmp_path)
+    (folder / name).unlink()
+    with pytest.raises(FileNotFoundError, match=name):
+        load_checkpoint(folder)
+
+
+def test_damaged_json_raises(tmp_path):
+    _, _, _, folder = saved(tmp_path)
+    (folder / "checkpoint.json").write_text("{not json")
+    with pytest.raises(ValueError, match="checkpoint.json"):
+        load_checkpoint(folder)
+
+
+class _Payload:
+    def __reduce__(self):
+        return (exec, ("raise RuntimeError('pickled code ran')",))
+
+
+def test_load_refuses_pickled_code(tmp_path):
+    """Weights that name a Python function are refused, even with a matching SHA-256."""
+    _, _, _, folder = saved(tmp_path)
+    weights = folder / "weights.pt"
+    torch.save({"payload": _Payload()}, weights)
+    description = json.loads((folder / "checkpoint.json").read_text())
+    description["weights_sha256"] = file_sha256(weights)
+    (folder / "checkpoint.json").write_text(json.dumps(description))
+    with pytest.raises(Exception, match="Unsupported global"):
+        load_checkpoint(folder)
+
+
+# ---------------------------------------------------------------- exercise checks
+
+
+def noam_rate(step, d_model, warmup_steps):
+    return d_model**-0.5 * min(step**-0.5, step * warmup_steps**-1.5)
+
+
+def padding_fraction(batch, pad_id):
+    return (batch == pad_id).float().mean().item()
+
+
+def smooth(target, vocab_size, epsilon):
+    return (1 - epsilon) * F.one_hot(target, vocab_size).float() + epsilon / vocab_size
+
+
+def two_term(logits, target, epsilon, pad_id):
+    logits, target = logits.reshape(-1, logits.shape[-1]), target.reshape(-1)
+    keep = target != pad_id
+    log_probs = F.log_softmax(logits[keep], dim=-1)
+    nll = -log_probs.gather(1, target[keep][:, None]).squeeze(1)
+    return ((1 - epsilon) * nll - epsilon * log_probs.mean(dim=-1)).mean()
+
+
+CHECKS = [
+    (
+        notebook_11.check_noam_rate,
+        noam_rate,
+        [
+            (lambda s, d, w: noam_rate(s + 1, d, w), "off by one"),
+            (lambda s, d, w: max(s**-0.5, s * w**-1.5) * d**-0.5, "use min, not max"),
+            (lambda s, d, w: min(s**-0.5, s * w**-1.5), "d_model^-0.5 is missing"),
+            (lambda s, d, w: "fast", "expected a float"),
+        ],
+    ),
+    (
+        notebook_11.check_padding_fraction,
+        padding_fraction,
+        [
+            (lambda b, p: (b == p).sum().item(), "number of pads"),
+            (lambda b, p: (b != p).float().mean().item(), "fraction of real tokens"),
+            (lambda b, p: (b == p).sum().item() / b.shape[0], "not by the number of rows"),
+        ],
+    ),
+    (
+        notebook_11.check_smoothed_targets,
+        smooth,
+        [
+            (
+                lambda t, v, e: (
+                    (1 - e) * F.one_hot(t, v).float() + e / (v - 1) * (1 - F.one_hot(t, v).float())
+                ),
+                "V - 1 wrong words",
+            ),
+            (
+                lambda t, v, e: (
+                    (1 - e) * F.one_hot(t, v).float() + e / v - e / v * F.one_hot(t, v).float()
+                ),
+                "sum to 1",
+            ),
+            (lambda t, v, e: F.one_hot(t, v).float(), "1 - ε + ε/V"),
+            (lambda t, v, e: smooth(t, v, e)[:, :-1], "expected shape"),
+        ],
+    ),
+    (
+        notebook_11.check_two_term_smoothing_loss,
+        two_term,
+        [
+            (
+                lambda logits, t, e, p: F.cross_entropy(
+                    logits.flatten(0, 1), t.flatten(), label_smoothing=e
+                ),
+                "pad positions are counted",
+            ),
+            (lambda logits, t, e, p: two_term(logits, t, 0.5, p), "check both terms"),
+            (lambda logits, t, e, p: [1.0], "expected a scalar"),
+        ],
+    ),
+]
+
+
+@pytest.mark.parametrize("check, solution, wrong_answers", CHECKS)
+def test_exercise_checks(capsys, check, solution, wrong_answers):
+    assert check(solution) is True
+    assert capsys.readouterr().out.startswith("✓")
+    assert check(lambda *args: None) is False
+    assert "returned None" in capsys.readouterr().out
+
+    def raising(*args):
+        raise RuntimeError("boom")
+
+    assert check(raising) is False
+    assert "RuntimeError: boom" in capsys.readouterr().out
+    for wrong, message in wrong_answers:
+        assert check(wrong) is False
+        out = capsys.readouterr().out
+        assert out.startswith("✗") and message in out, out

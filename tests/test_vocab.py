@@ -1,0 +1,175 @@
+"""helpers.vocab (notebook 01) and the checks of notebook 01's exercises."""
+
+import pytest
+import torch
+
+from helpers.exercises.notebook_01 import (
+    check_group_by_length,
+    check_padding_fraction,
+    check_shift_right,
+)
+from helpers.vocab import BOS, EOS, PAD, SPECIAL_TOKENS, UNK, Vocab, make_batch, pad_sequences
+
+PAIRS = [
+    ("ich mochte ein bier", "i want a beer"),
+    ("ein bier", "a beer"),
+    ("ich mochte ein kaltes bier bitte", "i want a cold beer please"),
+]
+
+
+@pytest.fixture
+def vocabs():
+    return (
+        Vocab.from_sentences(source for source, _ in PAIRS),
+        Vocab.from_sentences(target for _, target in PAIRS),
+    )
+
+
+def test_special_tokens_come_first_with_pad_at_zero():
+    vocab = Vocab(["ich", "mochte", "ein", "bier"])
+    assert vocab.to_list() == [PAD, UNK, BOS, EOS, "ich", "mochte", "ein", "bier"]
+    assert (vocab.pad_id, vocab.unk_id, vocab.bos_id, vocab.eos_id) == (0, 1, 2, 3)
+    assert len(vocab) == 8
+
+
+def test_repeated_and_special_tokens_are_not_added_twice():
+    vocab = Vocab(["bier", "bier", PAD, "ein"])
+    assert vocab.to_list() == [*SPECIAL_TOKENS, "bier", "ein"]
+
+
+def test_from_sentences_ranks_by_count_then_alphabetically():
+    vocab = Vocab.from_sentences(["b a", "a c", "c a"])
+    assert vocab.to_list()[4:] == ["a", "c", "b"]
+    assert Vocab.from_sentences(["b a", "a c", "c a"], min_count=2).to_list()[4:] == ["a", "c"]
+
+
+def test_encode_decode_round_trip(vocabs):
+    src_vocab, tgt_vocab = vocabs
+    for source, target in PAIRS:
+        assert src_vocab.decode(src_vocab.encode(source)) == source
+        assert tgt_vocab.decode(torch.tensor(tgt_vocab.encode(target))) == target
+
+
+def test_encode_adds_start_and_end_and_maps_unknown_words():
+    vocab = Vocab(["i", "want", "a", "beer"])
+    assert vocab.encode("i want water", add_bos=True, add_eos=True) == [2, 4, 5, 1, 3]
+    assert vocab.encode(["a", "beer"]) == [6, 7]
+    assert vocab.decode([4, 5, 1]) == "i want <unk>"
+
+
+def test_decode_stops_at_end_and_skips_pad_and_start():
+    vocab = Vocab(["i", "want", "a", "beer"])
+    assert vocab.decode([2, 4, 5, 3, 6, 0, 0]) == "i want"
+    assert vocab.decode([2, 4, 3, 0], skip_special=False) == "<s> i </s> <pad>"
+
+
+def test_to_list_from_list_restores_the_same_ids(vocabs):
+    src_vocab, _ = vocabs
+    restored = Vocab.from_list(src_vocab.to_list())
+    assert restored.token_to_id == src_vocab.token_to_id
+
+
+@pytest.mark.parametrize(
+    ("build", "named"),
+    [
+        (lambda: Vocab(["two words"]), "tokens"),
+        (lambda: Vocab([""]), "tokens"),
+        (lambda: Vocab([3]), "tokens"),
+        (lambda: Vocab(["ab"]).decode([0, 99]), "ids"),
+        (lambda: Vocab(["ab"]).decode([-1]), "ids"),
+        (lambda: Vocab(["ab"]).decode([1.0]), "ids"),
+        (lambda: Vocab.from_list(["a", "b"]), "tokens"),
+        (lambda: pad_sequences([]), "sequences"),
+    ],
+)
+def test_bad_input_raises_value_error_naming_the_argument(build, named):
+    with pytest.raises(ValueError, match=named):
+        build()
+
+
+def test_pad_sequences_pads_on_the_right_to_the_longest():
+    batch = pad_sequences([[5, 6, 7], [8], [9, 10]], pad_id=0)
+    assert batch.dtype == torch.long
+    assert batch.tolist() == [[5, 6, 7], [8, 0, 0], [9, 10, 0]]
+    assert pad_sequences([[4, 4]], pad_id=7).tolist() == [[4, 4]]  # nothing to pad to
+    assert pad_sequences([[1], []], pad_id=7).tolist() == [[1], [7]]
+
+
+def test_make_batch_shifts_the_target_right(vocabs):
+    src_vocab, tgt_vocab = vocabs
+    src, tgt_input, tgt_output = make_batch(PAIRS, src_vocab, tgt_vocab)
+    assert src.shape == (3, 6) and tgt_input.shape == tgt_output.shape == (3, 7)
+    assert torch.all(tgt_input[:, 0] == tgt_vocab.bos_id)
+    assert torch.all((tgt_output == tgt_vocab.eos_id).sum(dim=1) == 1)
+    # The decoder input is the target shifted right, except where a pad faces a shorter row's </s>.
+    differs = tgt_input[:, 1:] != tgt_output[:, :-1]
+    assert torch.all(tgt_input[:, 1:][differs] == tgt_vocab.pad_id)
+    assert torch.all(tgt_output[:, :-1][differs] == tgt_vocab.eos_id)
+    assert int(differs.sum()) == 2
+    for row, (source, target) in enumerate(PAIRS):
+        assert src_vocab.decode(src[row]) == source
+        assert tgt_vocab.decode(tgt_input[row]) == target == tgt_vocab.decode(tgt_output[row])
+
+
+# Exercise checks: the solution passes, an unfinished (None) or wrong answer fails with a message,
+# and nothing raises.
+
+
+def good_shift_right(ids, bos_id, eos_id):
+    return [bos_id, *ids], [*ids, eos_id]
+
+
+def good_padding_fraction(sequences):
+    lengths = [len(s) for s in sequences]
+    return 1 - sum(lengths) / (len(lengths) * max(lengths))
+
+
+def good_group_by_length(lengths, batch_size):
+    order = sorted(range(len(lengths)), key=lambda index: lengths[index])
+    return [order[i : i + batch_size] for i in range(0, len(order), batch_size)]
+
+
+def unfinished(*args):
+    return None
+
+
+def crashes(*args):
+    raise RuntimeError("boom")
+
+
+CHECKS = [
+    (
+        check_shift_right,
+        good_shift_right,
+        [lambda ids, b, e: (ids, ids), lambda ids, b, e: ([b, *ids], [*ids]), lambda *a: 3],
+    ),
+    (
+        check_padding_fraction,
+        good_padding_fraction,
+        [lambda s: sum(map(len, s)) / (len(s) * max(map(len, s))), lambda s: 9, lambda s: "a"],
+    ),
+    (
+        check_group_by_length,
+        good_group_by_length,
+        [
+            lambda lengths, size: [list(range(len(lengths)))],  # one batch too big
+            lambda lengths, size: [[i, i + 1] for i in range(0, len(lengths) - 1, 2)][:-1],
+            lambda lengths, size: [
+                list(range(len(lengths)))[i : i + size] for i in range(0, len(lengths), size)
+            ],  # corpus order: more padding than needed
+            lambda lengths, size: 5,
+        ],
+    ),
+]
+
+
+@pytest.mark.parametrize(("check", "solution", "wrong_answers"), CHECKS)
+def test_exercise_checks(check, solution, wrong_answers, capsys):
+    assert check(solution) is True
+    assert capsys.readouterr().out.startswith("✓")
+    for answer in [unfinished, crashes, "not a function", *wrong_answers]:
+        assert check(answer) is False
+        message = capsys.readouterr().out
+        assert message.startswith("✗ ") and len(message) > 20, message
+    check(unfinished)
+    assert "returned None" in capsys.readouterr().out
