@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 export PYTHONHASHSEED := 0
 export JUPYTER_PLATFORM_DIRS := 1
 
-.PHONY: setup lab test lint export notebooks train help
+.PHONY: setup lab test lint export notebooks train bench help
 
 help:
 	@echo "make lab        set up .venv and open JupyterLab on notebooks/"
@@ -15,6 +15,7 @@ help:
 	@echo "make lint       ruff over helpers, tests and notebooks"
 	@echo "make export     write the notebooks' exported cells into helpers/"
 	@echo "make notebooks  re-execute every notebook in place in a fresh kernel"
+	@echo "make bench      time our model against PyTorch's layers and the KV cache (ARGS=--quick | --suite)"
 	@echo "make train      retrain the shipped German-English model in checkpoints/ (CPU, < 10 min)"
 
 # Re-installs only when requirements.txt or pyproject.toml changed since the last install.
@@ -48,3 +49,8 @@ notebooks: setup
 # The small model notebook 12 analyses; deterministic, about ten minutes on a 2-core CPU.
 train: setup
 	$(PY) -m helpers.pretrained
+
+# Not part of `make test`: timings depend on the machine and its load. ARGS=--quick for a smoke
+# run, ARGS=--suite to add the time and memory of the test suite and of each notebook (minutes).
+bench: setup
+	$(PY) -m helpers.devtools.benchmark $(ARGS)
