@@ -27,8 +27,9 @@ $(STAMP): requirements.txt pyproject.toml
 
 setup: $(STAMP)
 
+# --allow-root only where the user is root (containers, CI machines); JupyterLab refuses otherwise.
 lab: setup
-	$(VENV)/bin/jupyter lab --ServerApp.root_dir=notebooks
+	$(VENV)/bin/jupyter lab --ServerApp.root_dir=notebooks $(if $(filter 0,$(shell id -u)),--allow-root)
 
 test: setup
 	$(PY) -m pytest -n 2 --dist loadscope
