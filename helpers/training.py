@@ -42,7 +42,7 @@ def token_budget_batches(
     """
     if not isinstance(max_tokens, int) or isinstance(max_tokens, bool) or max_tokens < 1:
         raise ValueError(f"max_tokens: expected a positive int, got {max_tokens!r}")
-    # The index as the last key makes the order independent of how the input was ordered.
+    # Similar lengths end up side by side; examples of equal lengths keep their input order.
     order = sorted(
         range(len(examples)), key=lambda i: (len(examples[i][1]), len(examples[i][0]), i)
     )
