@@ -231,7 +231,7 @@ def train(
     history = History()
     batches = batches_forever(train_examples, max_tokens, seed)
     model.train()
-    bar = tqdm(range(1, steps + 1), disable=not progress, unit="step", mininterval=1.0)
+    bar = tqdm(range(1, steps + 1), disable=not progress, unit="step", mininterval=3.0)
     for step in bar:
         src, tgt_input, tgt_output = (
             t.to(device) for t in collate(train_examples, next(batches), pad_id, bos_id)
