@@ -6,8 +6,10 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 export PYTHONHASHSEED := 0
 export JUPYTER_PLATFORM_DIRS := 1
+# Playwright drives Debian's chromium (make test-browser); it never downloads a browser of its own.
+export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD := 1
 
-.PHONY: setup lab test lint export notebooks train bench help
+.PHONY: setup lab test lint export notebooks train bench student docs test-browser help
 
 help:
 	@echo "make lab        set up .venv and open JupyterLab on notebooks/"
@@ -15,8 +17,11 @@ help:
 	@echo "make lint       ruff over helpers, tests and notebooks"
 	@echo "make export     write the notebooks' exported cells into helpers/"
 	@echo "make notebooks  re-execute every notebook in place in a fresh kernel"
-	@echo "make bench      time our model against PyTorch's layers and the KV cache (ARGS=--quick | --suite)"
+	@echo "make bench      time our model against PyTorch's layers and the KV cache (ARGS=--quick | --suite | --notebooks)"
 	@echo "make train      retrain the shipped German-English model in checkpoints/ (CPU, < 10 min)"
+	@echo "make student    write the classroom edition (exercise solutions replaced by stubs) to student/"
+	@echo "make docs       build the offline website of the notebooks in build/site/ (open index.html)"
+	@echo "make test-browser  run notebooks 00, 04, 12 in JupyterLab and open the built site in Chromium"
 
 # Re-installs only when requirements.txt or pyproject.toml changed since the last install.
 $(STAMP): requirements.txt pyproject.toml
@@ -51,7 +56,28 @@ notebooks: setup
 train: setup
 	$(PY) -m helpers.pretrained
 
+# The classroom edition: student/notebooks/, every exercise solution replaced by a stub and a hint.
+student: setup
+	$(PY) -m helpers.devtools.student
+
 # Not part of `make test`: timings depend on the machine and its load. ARGS=--quick for a smoke
 # run, ARGS=--suite to add the time and memory of the test suite and of each notebook (minutes).
+# --suite and --notebooks (each notebook only) write docs/notebook_run_times.json for `make docs`.
 bench: setup
 	$(PY) -m helpers.devtools.benchmark $(ARGS)
+
+# The notebooks as a static website, from their stored outputs (nothing is re-run); works offline.
+docs: setup
+	$(PY) -m helpers.devtools.docs $(ARGS)
+
+# Not part of `make test` (a few minutes): Debian's chromium, driven by Playwright, runs notebooks
+# 00, 04 and 12 through JupyterLab's UI and opens every page of the freshly built site; only
+# loopback requests are let through. Installs chromium when missing (sudo when not root).
+# One test at a time: notebook 12 times its KV cache and must not share the CPU with the browser.
+# Screenshots: build/screenshots/.
+test-browser: setup docs
+	@command -v chromium >/dev/null || { \
+		echo "chromium not found: installing Debian's chromium"; \
+		$(if $(filter 0,$(shell id -u)),,sudo) apt-get update -qq && \
+		$(if $(filter 0,$(shell id -u)),,sudo) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; }
+	TRANSFORMER_BROWSER_TESTS=1 $(PY) -m pytest tests/browser

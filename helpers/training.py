@@ -161,6 +161,7 @@ class History:
     loss: list[float] = field(default_factory=list)
     accuracy: list[float] = field(default_factory=list)
     learning_rate: list[float] = field(default_factory=list)
+    grad_norm: list[float] = field(default_factory=list)  # before clipping
     valid_step: list[int] = field(default_factory=list)
     valid_loss: list[float] = field(default_factory=list)
 
@@ -215,16 +216,24 @@ def train(
     eval_every: int = 100,
     seed: int = 0,
     progress: bool = True,
+    clip_norm: float | None = None,
 ) -> History:
     """Train for ``steps`` optimizer steps with label smoothing, Adam and the warm-up schedule.
 
     Shows a tqdm bar with the loss and token accuracy of each step; evaluates the validation
-    loss every ``eval_every`` steps and at the end. Returns the History; the model is left in
-    training mode.
+    loss every ``eval_every`` steps and at the end. With ``clip_norm``, the gradients are scaled
+    down before each step whenever their global L2 norm exceeds it. Returns the History; the
+    model is left in training mode.
     """
     for name, value in (("steps", steps), ("eval_every", eval_every)):
         if not isinstance(value, int) or isinstance(value, bool) or value < 1:
             raise ValueError(f"{name}: expected a positive int, got {value!r}")
+    if clip_norm is not None and not (
+        isinstance(clip_norm, (int, float))
+        and not isinstance(clip_norm, bool)
+        and 0 < clip_norm < float("inf")
+    ):
+        raise ValueError(f"clip_norm: expected None or a positive number, got {clip_norm!r}")
     device = next(model.parameters()).device
     pad_id = model.config.pad_id
     optimizer, scheduler = make_optimizer(model, model.config.d_model, warmup_steps, lr_factor)
@@ -240,7 +249,12 @@ def train(
         loss = label_smoothing_loss(logits, tgt_output, epsilon, pad_id)
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
+        gradients = [p.grad for p in model.parameters() if p.grad is not None]
+        grad_norm = torch.nn.utils.get_total_norm(gradients)  # one L2 norm over all of them
+        if clip_norm is not None:
+            torch.nn.utils.clip_grads_with_norm_(model.parameters(), clip_norm, grad_norm)
         optimizer.step()
+        history.grad_norm.append(grad_norm.item())
         history.learning_rate.append(scheduler.get_last_lr()[0])  # the rate this step used
         scheduler.step()
         with torch.no_grad():

@@ -1,5 +1,6 @@
 import matplotlib
 import pytest
+from exercise_checks import Verdicts
 
 # Unit tests draw figures off screen; notebooks keep their inline backend.
 matplotlib.use("Agg")
@@ -11,3 +12,9 @@ def _close_figures():
 
     yield
     plt.close("all")
+
+
+@pytest.fixture
+def verdicts(capsys) -> Verdicts:
+    """Runs exercise checks and reads their printed verdicts (see tests/exercise_checks.py)."""
+    return Verdicts(capsys)

@@ -113,44 +113,48 @@ def test_bad_input_raises_value_error_naming_the_argument(qkv, change, named):
 # The exercise checks: the solution passes; unfinished and wrong answers fail with a message.
 
 
-def test_check_attention_weights(capsys):
-    def solution(query, key):
-        return torch.softmax(query @ key.transpose(-2, -1) / math.sqrt(query.shape[-1]), dim=-1)
-
-    def unscaled(query, key):
-        return torch.softmax(query @ key.transpose(-2, -1), dim=-1)
-
-    def wrong_dim(query, key):
-        return torch.softmax(query @ key.transpose(-2, -1) / math.sqrt(query.shape[-1]), dim=-2)
-
-    assert check_attention_weights(solution) is True
-    assert check_attention_weights(lambda query, key: None) is False
-    assert "returned None" in capsys.readouterr().out
-    assert check_attention_weights(unscaled) is False
-    assert "sqrt(d_k)" in capsys.readouterr().out
-    assert check_attention_weights(wrong_dim) is False
-    assert "dim=-1" in capsys.readouterr().out
-    assert check_attention_weights(lambda query, key: query) is False
-    assert "expected shape" in capsys.readouterr().out
+def attention_weights_solution(query, key):
+    return torch.softmax(query @ key.transpose(-2, -1) / math.sqrt(query.shape[-1]), dim=-1)
 
 
-def test_check_score_scale(capsys):
-    assert check_score_scale(lambda d_k, sigma: math.sqrt(d_k) * sigma**2) is True
-    assert check_score_scale(lambda d_k, sigma: None) is False
-    assert "returned None" in capsys.readouterr().out
-    assert check_score_scale(lambda d_k, sigma: math.sqrt(d_k)) is False
-    assert "sigma = 1" in capsys.readouterr().out
-    assert check_score_scale(lambda d_k, sigma: math.sqrt(d_k) * sigma) is False
-    assert "sigma^4" in capsys.readouterr().out
-    assert check_score_scale(lambda d_k, sigma: "big") is False
-    assert "expected a number" in capsys.readouterr().out
+def attention_weights_unscaled(query, key):
+    return torch.softmax(query @ key.transpose(-2, -1), dim=-1)
 
 
-def test_check_general_scores(capsys):
-    assert check_general_scores(lambda q, k, w: (q @ w) @ k.transpose(-2, -1)) is True
-    assert check_general_scores(lambda q, k, w: None) is False
-    assert "returned None" in capsys.readouterr().out
-    assert check_general_scores(lambda q, k, w: (q @ w.T) @ k.transpose(-2, -1)) is False
-    assert "raised" in capsys.readouterr().out
-    assert check_general_scores(lambda q, k, w: torch.zeros(2, 5, 7)) is False
-    assert "q_i^T W k_j" in capsys.readouterr().out
+def attention_weights_wrong_dim(query, key):
+    return torch.softmax(query @ key.transpose(-2, -1) / math.sqrt(query.shape[-1]), dim=-2)
+
+
+CHECKS = [
+    (
+        check_attention_weights,
+        attention_weights_solution,
+        [
+            (attention_weights_unscaled, "divide Q K^T by sqrt(d_k)"),
+            (attention_weights_wrong_dim, "dim=-1"),
+            (lambda query, key: query, "expected shape"),
+        ],
+    ),
+    (
+        check_score_scale,
+        lambda d_k, sigma: math.sqrt(d_k) * sigma**2,
+        [
+            (lambda d_k, sigma: math.sqrt(d_k), "sigma = 1"),
+            (lambda d_k, sigma: math.sqrt(d_k) * sigma, "sigma^4"),
+            (lambda d_k, sigma: "big", "expected a number"),
+        ],
+    ),
+    (
+        check_general_scores,
+        lambda q, k, w: (q @ w) @ k.transpose(-2, -1),
+        [
+            (lambda q, k, w: (q @ w.T) @ k.transpose(-2, -1), "raised RuntimeError"),
+            (lambda q, k, w: torch.zeros(2, 5, 7), "q_i^T W k_j"),
+        ],
+    ),
+]
+
+
+@pytest.mark.parametrize(("check", "solution", "wrong"), CHECKS)
+def test_exercise_checks(check, solution, wrong, verdicts):
+    verdicts.exercise(check, solution, wrong)

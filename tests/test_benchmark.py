@@ -264,3 +264,56 @@ def test_bench_configs_are_the_issue_s():
     assert small.dropout == base.dropout == 0.1
     small.model_config().validate()
     base.model_config().validate()
+
+
+# ---------------------------------------------------------------- notebook run times for the docs
+
+
+def test_run_times_record_keeps_the_notebooks_that_passed(tmp_path: Path):
+    import datetime
+
+    from helpers.devtools import docs
+
+    paths = [Path("notebooks/00_overview.ipynb"), Path("notebooks/01_tokens.ipynb")]
+    results = [
+        RunResult("python -m pytest -q notebooks/00_overview.ipynb", 0, 5.24, 1, 1),
+        RunResult("python -m pytest -q notebooks/01_tokens.ipynb", 1, 9.0, 1, 1),
+    ]
+    info = {"CPU": "x", "cores": "2", "torch threads": "1"}
+    record = benchmark.run_times_record(
+        "python -m helpers.devtools.benchmark --notebooks",
+        info,
+        paths,
+        results,
+        date=datetime.date(2026, 1, 2),
+    )
+    assert record == {
+        "command": "python -m helpers.devtools.benchmark --notebooks",
+        "machine": "CPU x, cores 2",
+        "date": "2026-01-02",
+        "seconds": {"00_overview": 5.2},  # the failed notebook is left out
+    }
+    written = benchmark.write_run_times(record, tmp_path / "docs" / "times.json")
+    loaded = docs.load_run_times(written)  # what the teacher's page reads
+    assert loaded.seconds == {"00_overview": 5.2} and loaded.date == "2026-01-02"
+    with pytest.raises(ValueError, match="^paths, results:"):
+        benchmark.run_times_record("x", info, paths, results[:1])
+
+
+def test_notebooks_flag_times_the_notebooks_and_writes_the_file(tmp_path: Path, monkeypatch):
+    import json
+
+    calls = []
+
+    def fake_bench(paths):
+        calls.append(list(paths))
+        return [RunResult(f"pytest {p}", 0, 1.0 + i, 1, 1) for i, p in enumerate(paths)]
+
+    monkeypatch.setattr(benchmark, "bench_notebooks", fake_bench)
+    monkeypatch.setattr(benchmark, "RUN_TIMES", tmp_path / "times.json")
+    assert benchmark.main(["--notebooks"]) == 0
+    assert calls == [benchmark.notebook_paths()]
+    record = json.loads((tmp_path / "times.json").read_text(encoding="utf-8"))
+    assert record["command"] == "python -m helpers.devtools.benchmark --notebooks"
+    assert list(record["seconds"]) == [path.stem for path in benchmark.notebook_paths()]
+    assert record["seconds"]["00_overview"] == 1.0

@@ -301,71 +301,51 @@ def attention_flops(n, d_model):
     return 8 * n * d_model**2 + 4 * n**2 * d_model
 
 
-SOLUTIONS = [
-    (notebook_13.check_causal_conv_layers, causal_conv_layers),
-    (notebook_13.check_prefix_lm_mask, prefix_lm_mask),
-    (notebook_13.check_attention_flops, attention_flops),
-]
-
-
-@pytest.mark.parametrize(("check", "solution"), SOLUTIONS, ids=lambda item: item.__name__)
-def test_checks_pass_the_solution(check, solution, capsys):
-    assert check(solution) is True
-    assert capsys.readouterr().out.startswith("✓")
-
-
-@pytest.mark.parametrize("check", [check for check, _ in SOLUTIONS], ids=lambda item: item.__name__)
-def test_checks_call_an_unfinished_stub_unfinished(check, capsys):
-    assert check(lambda *args: None) is False
-    assert "returned None" in capsys.readouterr().out
-
-
-WRONG_ANSWERS = [
-    # centred kernels instead of causal ones
+CHECKS = [
     (
         notebook_13.check_causal_conv_layers,
-        lambda n, k, dilated: math.ceil((n - 1) / ((k - 1) / 2)),
-        "kernel_size - 1",
-    ),
-    # dilation ignored
-    (
-        notebook_13.check_causal_conv_layers,
-        lambda n, k, dilated: math.ceil((n - 1) / (k - 1)),
-        "dilation",
-    ),
-    (notebook_13.check_causal_conv_layers, lambda n, k, dilated: "3", "expected an int"),
-    (
-        notebook_13.check_prefix_lm_mask,
-        lambda length, p: torch.ones(length, length, dtype=torch.bool).tril(),
-        "may attend",
+        causal_conv_layers,
+        [
+            # centred kernels instead of causal ones
+            (lambda n, k, dilated: math.ceil((n - 1) / ((k - 1) / 2)), "kernel_size - 1"),
+            # dilation ignored
+            (lambda n, k, dilated: math.ceil((n - 1) / (k - 1)), "dilation"),
+            (lambda n, k, dilated: "3", "expected an int"),
+        ],
     ),
     (
         notebook_13.check_prefix_lm_mask,
-        lambda length, p: prefix_lm_mask(length, p).float(),
-        "torch.bool",
+        prefix_lm_mask,
+        [
+            (lambda length, p: torch.ones(length, length, dtype=torch.bool).tril(), "may attend"),
+            (lambda length, p: prefix_lm_mask(length, p).float(), "torch.bool"),
+            (lambda length, p: prefix_lm_mask(length, p)[None], "shape"),
+            (lambda length, p: [[True]], "bool tensor"),
+        ],
     ),
-    (notebook_13.check_prefix_lm_mask, lambda length, p: prefix_lm_mask(length, p)[None], "shape"),
-    (notebook_13.check_prefix_lm_mask, lambda length, p: [[True]], "bool tensor"),
-    (notebook_13.check_attention_flops, lambda n, d: 8 * n * d * d, "projections alone"),
-    (notebook_13.check_attention_flops, lambda n, d: attention_flops(n, d) // 2, "2 FLOPs"),
     (
         notebook_13.check_attention_flops,
-        lambda n, d: 4 * n * d * d + 4 * n * n * d,
-        "four projections",
+        attention_flops,
+        [
+            (lambda n, d: 8 * n * d * d, "projections alone"),
+            (lambda n, d: attention_flops(n, d) // 2, "2 FLOPs"),
+            (lambda n, d: 4 * n * d * d + 4 * n * n * d, "four projections"),
+            (lambda n, d: 1 / 0, "ZeroDivisionError"),
+        ],
     ),
-    (notebook_13.check_attention_flops, lambda n, d: 1 / 0, "ZeroDivisionError"),
 ]
 
 
-@pytest.mark.parametrize(("check", "wrong", "message"), WRONG_ANSWERS)
-def test_checks_explain_wrong_answers(check, wrong, message, capsys):
-    assert check(wrong) is False
-    output = capsys.readouterr().out
-    assert output.startswith("✗") and message in output
+@pytest.mark.parametrize(
+    ("check", "solution", "wrong"), CHECKS, ids=lambda item: getattr(item, "__name__", "")
+)
+def test_exercise_checks(check, solution, wrong, verdicts):
+    verdicts.exercise(check, solution, wrong)
 
 
-def test_attention_flops_check_accepts_a_float_and_a_tensor(capsys):
-    assert notebook_13.check_attention_flops(lambda n, d: float(attention_flops(n, d)))
-    assert notebook_13.check_causal_conv_layers(
-        lambda n, k, dilated: torch.tensor(causal_conv_layers(n, k, dilated))
+def test_checks_accept_a_float_and_a_tensor(verdicts):
+    verdicts.passes(notebook_13.check_attention_flops, lambda n, d: float(attention_flops(n, d)))
+    verdicts.passes(
+        notebook_13.check_causal_conv_layers,
+        lambda n, k, dilated: torch.tensor(causal_conv_layers(n, k, dilated)),
     )

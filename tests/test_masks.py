@@ -95,76 +95,65 @@ def test_bad_input_raises_value_error_naming_the_argument(call, named):
 # The exercise checks: the solution passes; unfinished and wrong answers fail with a message.
 
 
-def test_check_padding_mask_from_lengths(capsys):
-    def solution(lengths, max_len):
-        return (torch.arange(max_len)[None, :] < lengths[:, None])[:, None, None, :]
-
-    assert check_padding_mask_from_lengths(solution) is True
-    assert check_padding_mask_from_lengths(lambda lengths, max_len: None) is False
-    assert "returned None" in capsys.readouterr().out
-    assert (
-        check_padding_mask_from_lengths(lambda lengths, max_len: ~solution(lengths, max_len))
-        is False
-    )
-    assert "inverted" in capsys.readouterr().out
-    assert (
-        check_padding_mask_from_lengths(
-            lambda lengths, max_len: solution(lengths, max_len)[:, 0, 0]
-        )
-        is False
-    )
-    assert "(batch, 1, 1, max_len)" in capsys.readouterr().out
-    assert (
-        check_padding_mask_from_lengths(lambda lengths, max_len: solution(lengths + 1, max_len))
-        is False
-    )
-    assert "off by one" in capsys.readouterr().out
-    assert (
-        check_padding_mask_from_lengths(lambda lengths, max_len: solution(lengths, max_len).int())
-        is False
-    )
-    assert "dtype" in capsys.readouterr().out
+def padding_mask_solution(lengths, max_len):
+    return (torch.arange(max_len)[None, :] < lengths[:, None])[:, None, None, :]
 
 
-def test_check_to_additive_mask(capsys):
-    def solution(mask):
-        return torch.zeros(mask.shape).masked_fill(~mask, float("-inf"))
-
-    assert check_to_additive_mask(solution) is True
-    assert check_to_additive_mask(lambda mask: None) is False
-    assert "returned None" in capsys.readouterr().out
-    assert (
-        check_to_additive_mask(
-            lambda mask: torch.zeros(mask.shape).masked_fill(mask, float("-inf"))
-        )
-        is False
-    )
-    assert "inverted" in capsys.readouterr().out
-    assert (
-        check_to_additive_mask(lambda mask: torch.zeros(mask.shape).masked_fill(~mask, -1e9))
-        is False
-    )
-    assert "-inf" in capsys.readouterr().out
-    assert check_to_additive_mask(lambda mask: mask) is False
-    assert "dtype" in capsys.readouterr().out
+def additive_mask_solution(mask):
+    return torch.zeros(mask.shape).masked_fill(~mask, float("-inf"))
 
 
-def test_check_sliding_window_mask(capsys):
-    def solution(size, window):
-        ones = torch.ones(size, size, dtype=torch.bool)
-        return (ones.tril() & ones.triu(diagonal=-(window - 1)))[None, None]
+def sliding_window_solution(size, window):
+    ones = torch.ones(size, size, dtype=torch.bool)
+    return (ones.tril() & ones.triu(diagonal=-(window - 1)))[None, None]
 
-    assert check_sliding_window_mask(solution) is True
-    assert check_sliding_window_mask(lambda size, window: None) is False
-    assert "returned None" in capsys.readouterr().out
-    assert check_sliding_window_mask(lambda size, window: solution(size, window + 1)) is False
-    assert "off by one" in capsys.readouterr().out
 
-    def symmetric(size, window):
-        ones = torch.ones(size, size, dtype=torch.bool)
-        return (ones.tril(diagonal=window - 1) & ones.triu(diagonal=-(window - 1)))[None, None]
+def sliding_window_symmetric(size, window):
+    ones = torch.ones(size, size, dtype=torch.bool)
+    return (ones.tril(diagonal=window - 1) & ones.triu(diagonal=-(window - 1)))[None, None]
 
-    assert check_sliding_window_mask(symmetric) is False
-    assert "later positions" in capsys.readouterr().out
-    assert check_sliding_window_mask(lambda size, window: solution(size, window)[0, 0]) is False
-    assert "(1, 1, size, size)" in capsys.readouterr().out
+
+CHECKS = [
+    (
+        check_padding_mask_from_lengths,
+        padding_mask_solution,
+        [
+            (lambda lengths, max_len: ~padding_mask_solution(lengths, max_len), "inverted"),
+            (
+                lambda lengths, max_len: padding_mask_solution(lengths, max_len)[:, 0, 0],
+                "(batch, 1, 1, max_len)",
+            ),
+            (
+                lambda lengths, max_len: padding_mask_solution(lengths + 1, max_len),
+                "off by one",
+            ),
+            (lambda lengths, max_len: padding_mask_solution(lengths, max_len).int(), "dtype"),
+        ],
+    ),
+    (
+        check_to_additive_mask,
+        additive_mask_solution,
+        [
+            (lambda mask: torch.zeros(mask.shape).masked_fill(mask, float("-inf")), "inverted"),
+            (lambda mask: torch.zeros(mask.shape).masked_fill(~mask, -1e9), "-inf"),
+            (lambda mask: mask, "dtype"),
+        ],
+    ),
+    (
+        check_sliding_window_mask,
+        sliding_window_solution,
+        [
+            (lambda size, window: sliding_window_solution(size, window + 1), "off by one"),
+            (sliding_window_symmetric, "later positions"),
+            (
+                lambda size, window: sliding_window_solution(size, window)[0, 0],
+                "(1, 1, size, size)",
+            ),
+        ],
+    ),
+]
+
+
+@pytest.mark.parametrize(("check", "solution", "wrong"), CHECKS)
+def test_exercise_checks(check, solution, wrong, verdicts):
+    verdicts.exercise(check, solution, wrong)

@@ -9,15 +9,25 @@ import pytest
 from helpers.devtools.freshness import notebook_problems
 
 ROOT = Path(__file__).resolve().parents[1]
-NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+# The glossary is the one notebook that is not a lesson: no number, no code (tests/test_glossary.py).
+GLOSSARY = ROOT / "notebooks" / "glossary.ipynb"
+NOTEBOOKS = sorted(p for p in (ROOT / "notebooks").glob("*.ipynb") if p != GLOSSARY)
 
 
 def test_notebooks_are_numbered_in_sequence():
     names = [path.name for path in NOTEBOOKS]
     assert names, "no notebooks found"
     numbers = [int(name[:2]) for name in names if re.match(r"\d\d_[a-z0-9_]+\.ipynb$", name)]
-    assert len(numbers) == len(names), f"every notebook is named NN_words.ipynb: {names}"
+    assert len(numbers) == len(names), (
+        f"every notebook but glossary.ipynb is named NN_words.ipynb: {names}"
+    )
     assert numbers == list(range(len(numbers))), f"numbered 00, 01, ... without gaps: {names}"
+
+
+def test_the_glossary_is_markdown_only():
+    glossary = json.loads(GLOSSARY.read_text(encoding="utf-8"))
+    kinds = {cell["cell_type"] for cell in glossary["cells"]}
+    assert kinds == {"markdown"}, f"glossary.ipynb: expected markdown cells only, found {kinds}"
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[path.name for path in NOTEBOOKS])

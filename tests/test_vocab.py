@@ -111,8 +111,7 @@ def test_make_batch_shifts_the_target_right(vocabs):
         assert tgt_vocab.decode(tgt_input[row]) == target == tgt_vocab.decode(tgt_output[row])
 
 
-# Exercise checks: the solution passes, an unfinished (None) or wrong answer fails with a message,
-# and nothing raises.
+# Exercise checks: the solution passes; the stub, a crash and wrong answers get a ✗ that says why.
 
 
 def good_shift_right(ids, bos_id, eos_id):
@@ -129,47 +128,49 @@ def good_group_by_length(lengths, batch_size):
     return [order[i : i + batch_size] for i in range(0, len(order), batch_size)]
 
 
-def unfinished(*args):
-    return None
-
-
-def crashes(*args):
-    raise RuntimeError("boom")
-
-
 CHECKS = [
     (
         check_shift_right,
         good_shift_right,
-        [lambda ids, b, e: (ids, ids), lambda ids, b, e: ([b, *ids], [*ids]), lambda *a: 3],
+        [
+            (lambda ids, b, e: (ids, ids), "<s> first"),
+            (lambda ids, b, e: ([b, *ids], [*ids]), "then </s>"),
+            (lambda *a: 3, "expected a pair (decoder_input, target), got int"),
+        ],
     ),
     (
         check_padding_fraction,
         good_padding_fraction,
-        [lambda s: sum(map(len, s)) / (len(s) * max(map(len, s))), lambda s: 9, lambda s: "a"],
+        [
+            (
+                lambda s: sum(map(len, s)) / (len(s) * max(map(len, s))),
+                "expected 0.3750, got 0.6250",
+            ),
+            (lambda s: 9, "that is a count, not a share"),
+            (lambda s: "a", "expected a number, got str"),
+        ],
     ),
     (
         check_group_by_length,
         good_group_by_length,
         [
-            lambda lengths, size: [list(range(len(lengths)))],  # one batch too big
-            lambda lengths, size: [[i, i + 1] for i in range(0, len(lengths) - 1, 2)][:-1],
-            lambda lengths, size: [
-                list(range(len(lengths)))[i : i + size] for i in range(0, len(lengths), size)
-            ],  # corpus order: more padding than needed
-            lambda lengths, size: 5,
+            (lambda lengths, size: [list(range(len(lengths)))], "more than batch_size=2"),
+            (
+                lambda lengths, size: [[i, i + 1] for i in range(0, len(lengths) - 1, 2)][:-1],
+                "should appear exactly once",
+            ),
+            (
+                lambda lengths, size: [
+                    list(range(len(lengths)))[i : i + size] for i in range(0, len(lengths), size)
+                ],  # corpus order: more padding than needed
+                "put sentences of similar length together",
+            ),
+            (lambda lengths, size: 5, "expected a list of batches, got int"),
         ],
     ),
 ]
 
 
-@pytest.mark.parametrize(("check", "solution", "wrong_answers"), CHECKS)
-def test_exercise_checks(check, solution, wrong_answers, capsys):
-    assert check(solution) is True
-    assert capsys.readouterr().out.startswith("✓")
-    for answer in [unfinished, crashes, "not a function", *wrong_answers]:
-        assert check(answer) is False
-        message = capsys.readouterr().out
-        assert message.startswith("✗ ") and len(message) > 20, message
-    check(unfinished)
-    assert "returned None" in capsys.readouterr().out
+@pytest.mark.parametrize(("check", "solution", "wrong"), CHECKS)
+def test_exercise_checks(check, solution, wrong, verdicts):
+    verdicts.exercise(check, solution, wrong)

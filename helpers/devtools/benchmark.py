@@ -3,6 +3,7 @@
     python -m helpers.devtools.benchmark             # training step and decoding, small + base config
     python -m helpers.devtools.benchmark --quick     # a smoke run: small config, fewer rounds
     python -m helpers.devtools.benchmark --suite     # also `make test` and each notebook (minutes)
+    python -m helpers.devtools.benchmark --notebooks # only each notebook under nbval (minutes)
     python -m helpers.devtools.benchmark --profile   # also show where one training step spends its time
 
 Three comparisons, each run in this one process with the two sides alternating (A B A B ...) so
@@ -16,6 +17,9 @@ that a change of machine load hits both alike; each side's time is the median ov
 - with ``--suite``: wall time and peak memory of the test suite (``pytest -n 2 --dist loadscope``,
   as ``make test`` runs it) and of each notebook under nbval, measured on the process tree.
 
+``--suite`` and ``--notebooks`` also write each notebook's time to docs/notebook_run_times.json,
+which the teacher's page of the docs site (``make docs``) shows as the time to run it.
+
 The output is a markdown table ready to paste into the README, with the command and the machine.
 Timings depend on the machine and its load: compare ratios, not milliseconds. This is not part of
 ``make test``; tests/test_benchmark.py checks the building blocks without timing anything.
@@ -24,6 +28,8 @@ Timings depend on the machine and its load: compare ratios, not milliseconds. Th
 from __future__ import annotations
 
 import argparse
+import datetime
+import json
 import os
 import platform
 import statistics
@@ -45,6 +51,7 @@ from helpers.transformer import Transformer, TransformerConfig
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = ROOT / "notebooks"
+RUN_TIMES = ROOT / "docs" / "notebook_run_times.json"
 
 # Goals (the project's issue): ours at least as fast as PyTorch's layers, the cache 3x faster,
 # the whole suite in 6 minutes and 3 GB on a 2-core CPU, each notebook well under 30 s.
@@ -422,13 +429,58 @@ def bench_suite() -> RunResult:
     return run_and_measure([sys.executable, "-m", "pytest", "-n", "2", "--dist", "loadscope"])
 
 
+def notebook_paths() -> list[Path]:
+    """The numbered notebooks of the series, in order."""
+    return sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))
+
+
 def bench_notebooks(paths: Sequence[Path] | None = None) -> list[RunResult]:
     """Each notebook alone under strict nbval."""
-    paths = sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb")) if paths is None else list(paths)
+    paths = notebook_paths() if paths is None else list(paths)
     return [
         run_and_measure([sys.executable, "-m", "pytest", "-q", str(path.relative_to(ROOT))])
         for path in paths
     ]
+
+
+def run_times_record(
+    command: str,
+    info: dict[str, str],
+    paths: Sequence[Path],
+    results: Sequence[RunResult],
+    date: datetime.date | None = None,
+) -> dict:
+    """What docs/notebook_run_times.json holds: the seconds of each notebook that passed.
+
+    {"command": ..., "machine": ..., "date": "YYYY-MM-DD", "seconds": {"00_overview": 5.2, ...}}.
+    A notebook whose run failed is left out: its time says nothing about a working notebook, and
+    the teacher's page then shows it as "not measured".
+    """
+    if len(paths) != len(results):
+        raise ValueError(
+            f"paths, results: expected one result per notebook, got {len(paths)} paths and "
+            f"{len(results)} results"
+        )
+    date = datetime.date.today() if date is None else date
+    return {
+        "command": command,
+        # The notebooks' kernels set their own thread count: the benchmark's is beside the point.
+        "machine": ", ".join(f"{k} {v}" for k, v in info.items() if k != "torch threads"),
+        "date": date.isoformat(),
+        "seconds": {
+            Path(path).stem: round(result.seconds, 1)
+            for path, result in zip(paths, results, strict=True)
+            if result.returncode == 0
+        },
+    }
+
+
+def write_run_times(record: dict, path: Path | None = None) -> Path:
+    """Write the record as JSON, by default to docs/notebook_run_times.json; returns the path."""
+    path = RUN_TIMES if path is None else Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(record, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    return path
 
 
 # ---------------------------------------------------------------- reporting
@@ -559,6 +611,30 @@ def report(
     return "\n".join(lines)
 
 
+def _save_run_times(
+    command: str, info: dict[str, str], paths: Sequence[Path], results: Sequence[RunResult]
+) -> None:
+    written = write_run_times(run_times_record(command, info, paths, results))
+    failed = [Path(p).stem for p, r in zip(paths, results, strict=True) if r.returncode != 0]
+    note = f"; left out, because they failed: {', '.join(failed)}" if failed else ""
+    print(f"notebook run times written to {written}{note}", file=sys.stderr)
+
+
+def time_notebooks_only(command: str, info: dict[str, str]) -> int:
+    """--notebooks: each notebook alone under nbval, a table, and docs/notebook_run_times.json."""
+    print("timing each notebook alone under nbval ...", file=sys.stderr, flush=True)
+    paths = notebook_paths()
+    results = bench_notebooks(paths)
+    _save_run_times(command, info, paths, results)
+    print(
+        f"Produced by `{command}` on: "
+        + "; ".join(f"{key} {value}" for key, value in info.items())
+        + ".\n\n"
+        + runs_table(None, results)
+    )
+    return 0 if all(result.returncode == 0 for result in results) else 1
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m helpers.devtools.benchmark", description=__doc__.split("\n")[0]
@@ -566,6 +642,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="small config only, fewer rounds")
     parser.add_argument(
         "--suite", action="store_true", help="also time the test suite and each notebook (minutes)"
+    )
+    parser.add_argument(
+        "--notebooks",
+        action="store_true",
+        help="only time each notebook under nbval and write docs/notebook_run_times.json",
     )
     parser.add_argument("--profile", action="store_true", help="profile one training step")
     parser.add_argument("--rounds", type=int, default=None, help="timed rounds per comparison")
@@ -581,6 +662,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         f" {arg}" for arg in (argv if argv is not None else sys.argv[1:])
     )
     info = machine_info()
+    if args.notebooks:
+        return time_notebooks_only(command, info)
     configs = [SMALL] if args.quick else [SMALL, BASE]
     rounds = args.rounds or (3 if args.quick else 7)
     comparisons = []
@@ -597,7 +680,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("timing the test suite (minutes) ...", file=sys.stderr, flush=True)
         suite = bench_suite()
         print("timing each notebook alone under nbval ...", file=sys.stderr, flush=True)
-        notebooks = bench_notebooks()
+        paths = notebook_paths()
+        notebooks = bench_notebooks(paths)
+        _save_run_times(command, info, paths, notebooks)
     print(report(command, info, configs, comparisons, suite, notebooks))
     if args.profile:
         print("\n" + profile_training(SMALL))

@@ -1,18 +1,27 @@
 """Checks for the exercises at the end of each notebook, one module per notebook.
 
-A check never raises on a wrong or unfinished answer: it prints what is right or wrong in words
-and returns True or False. A solution function that returns None (the stub in the student copy)
-counts as unfinished.
+A check never raises on a wrong or unfinished answer: it prints a one-line verdict that says what
+is right ("✓ …") or wrong ("✗ …") and returns None, so that a notebook cell ending with a check
+shows the verdict and nothing else. A solution function that returns None (the stub in the
+classroom edition, `make student`) counts as unfinished.
 """
 
+import functools
 from collections.abc import Callable
-from typing import Any
+from typing import Any, ParamSpec
+
+import torch
+
+P = ParamSpec("P")
 
 
-def verdict(ok: bool, success: str, failure: str) -> bool:
-    """Print a one-line verdict and return ok."""
+def verdict(ok: bool, success: str, failure: str) -> None:
+    """Print "✓ success" when ok, else "✗ failure".
+
+    It returns None, like the checks that end with `return verdict(...)`: a check's answer is what
+    it prints, and a returned bool would be displayed as a stray `True` under it in a notebook.
+    """
     print(("✓ " + success) if ok else ("✗ " + failure))
-    return ok
 
 
 def call_solution(
@@ -28,3 +37,15 @@ def call_solution(
     if result is None:
         return None, "your function returned None: fill in its body (see the hint above it)"
     return result, None
+
+
+def keeps_random_state(check: Callable[P, None]) -> Callable[P, None]:
+    """Run check inside torch.random.fork_rng: a check that seeds or draws from torch's global
+    generator leaves the random numbers the notebook draws next as they were."""
+
+    @functools.wraps(check)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> None:
+        with torch.random.fork_rng(devices=[]):
+            check(*args, **kwargs)
+
+    return wrapper

@@ -1,7 +1,7 @@
 """Checks for the exercises of notebook 01 (tokens, vocabularies and batches).
 
 Each check calls the student's function on a few cases, prints a one-line verdict in words and
-returns True or False; it never raises, whatever the function does.
+returns None; it never raises, whatever the function does.
 """
 
 from collections.abc import Callable
@@ -21,7 +21,7 @@ def _as_int_list(value: Any) -> list[int] | None:
     return list(value)
 
 
-def check_shift_right(shift_right: Callable[[list[int], int, int], Any]) -> bool:
+def check_shift_right(shift_right: Callable[[list[int], int, int], Any]) -> None:
     """shift_right(ids, bos_id, eos_id) must return ([bos_id, *ids], [*ids, eos_id])."""
     cases = [([7, 8, 9, 10], 2, 3), ([5], 2, 3), ([], 2, 3), ([4, 4, 6], 12, 13)]
     for ids, bos_id, eos_id in cases:
@@ -58,7 +58,7 @@ def check_shift_right(shift_right: Callable[[list[int], int, int], Any]) -> bool
     )
 
 
-def check_padding_fraction(padding_fraction: Callable[[list[list[int]]], Any]) -> bool:
+def check_padding_fraction(padding_fraction: Callable[[list[list[int]]], Any]) -> None:
     """padding_fraction(sequences) must return the share of pads in the padded batch."""
     cases = [
         ([[4, 5, 6, 7], [5, 4], [6, 8, 9], [6, 10, 5, 11, 4, 12]], 9 / 24),
@@ -93,7 +93,7 @@ def _padding(lengths: list[int], batches: list[list[int]]) -> int:
     )
 
 
-def check_group_by_length(group_by_length: Callable[[list[int], int], Any]) -> bool:
+def check_group_by_length(group_by_length: Callable[[list[int], int], Any]) -> None:
     """group_by_length(lengths, batch_size): every index once, batches <= batch_size, least padding."""
     # The number of sentences is a multiple of batch_size, so sorting and cutting is optimal.
     cases = [([5, 1, 4, 2, 6, 3], 2), ([9, 2, 9, 3, 2, 8, 3, 8, 2], 3), ([4, 4, 1, 1], 2)]

@@ -1,7 +1,7 @@
 """Checks for the exercises of notebook 02 (embeddings and positional encoding).
 
 Each check calls the student's function on a few cases, prints a one-line verdict in words and
-returns True or False; it never raises, whatever the function does.
+returns None; it never raises, whatever the function does.
 """
 
 import math
@@ -11,7 +11,7 @@ from typing import Any
 import torch
 
 from helpers.embeddings import PositionalEncoding, TokenEmbedding, sinusoidal_table
-from helpers.exercises import call_solution, verdict
+from helpers.exercises import call_solution, keeps_random_state, verdict
 
 
 def _as_float64(value: Any) -> torch.Tensor | None:
@@ -22,7 +22,7 @@ def _as_float64(value: Any) -> torch.Tensor | None:
         return None
 
 
-def check_wavelengths(wavelengths: Callable[[int], Any]) -> bool:
+def check_wavelengths(wavelengths: Callable[[int], Any]) -> None:
     """wavelengths(d_model) must be 2*pi*10000^(2i/d_model) for each of the ceil(d_model/2) pairs."""
     for d_model in (8, 512, 5):
         result, problem = call_solution(wavelengths, d_model)
@@ -59,9 +59,10 @@ def check_wavelengths(wavelengths: Callable[[int], Any]) -> bool:
     )
 
 
+@keeps_random_state
 def check_embed_with_positions(
     embed_with_positions: Callable[[torch.Tensor, torch.Tensor, torch.Tensor], Any],
-) -> bool:
+) -> None:
     """embed_with_positions(ids, weight, table) must equal PositionalEncoding(TokenEmbedding(ids))."""
     generator = torch.Generator().manual_seed(2)
     vocab_size, d_model, max_len = 11, 16, 12
@@ -103,7 +104,7 @@ def check_embed_with_positions(
     return verdict(False, "", f"not the same as the modules: {hint}")
 
 
-def check_dot_product_at_offset(dot_product_at_offset: Callable[[int, int], Any]) -> bool:
+def check_dot_product_at_offset(dot_product_at_offset: Callable[[int, int], Any]) -> None:
     """dot_product_at_offset(d_model, k) must equal PE[pos] . PE[pos + k] for every pos."""
     for d_model in (16, 128):
         table = sinusoidal_table(200, d_model).double()

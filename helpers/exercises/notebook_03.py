@@ -21,7 +21,7 @@ def _is_tensor_of_shape(result: object, shape: tuple[int, ...]) -> str | None:
     return None
 
 
-def check_attention_weights(attention_weights: Callable) -> bool:
+def check_attention_weights(attention_weights: Callable) -> None:
     """attention_weights(query, key) should return softmax(Q K^T / sqrt(d_k)) over the keys."""
     query, key = _random(2, 3, 5, 8, seed=1), _random(2, 3, 7, 8, seed=2)
     result, problem = call_solution(attention_weights, query.clone(), key.clone())
@@ -47,7 +47,7 @@ def check_attention_weights(attention_weights: Callable) -> bool:
     return verdict(False, "", failure)
 
 
-def check_score_scale(score_scale: Callable) -> bool:
+def check_score_scale(score_scale: Callable) -> None:
     """score_scale(d_k, sigma) should be sqrt(d_k) * sigma**2, the std of q·k."""
     cases = [(64, 1.0), (16, 2.0), (1, 0.5), (512, 0.1)]
     answers = []
@@ -96,7 +96,7 @@ def check_score_scale(score_scale: Callable) -> bool:
     return verdict(False, "", failure)
 
 
-def check_general_scores(general_scores: Callable) -> bool:
+def check_general_scores(general_scores: Callable) -> None:
     """general_scores(query, key, w) should return q_i^T W k_j for every pair, (batch, len_q, len_k)."""
     query, key, w = _random(2, 5, 6, seed=3), _random(2, 7, 4, seed=4), _random(6, 4, seed=5)
     result, problem = call_solution(general_scores, query.clone(), key.clone(), w.clone())

@@ -21,7 +21,7 @@ def _shape_and_dtype_problem(
     return None
 
 
-def check_padding_mask_from_lengths(padding_mask_from_lengths: Callable) -> bool:
+def check_padding_mask_from_lengths(padding_mask_from_lengths: Callable) -> None:
     """padding_mask_from_lengths(lengths, max_len) -> (batch, 1, 1, max_len), True where j < length."""
     lengths, max_len = torch.tensor([5, 2, 3]), 6
     result, problem = call_solution(padding_mask_from_lengths, lengths.clone(), max_len)
@@ -51,7 +51,7 @@ def check_padding_mask_from_lengths(padding_mask_from_lengths: Callable) -> bool
     return verdict(False, "", failure)
 
 
-def check_to_additive_mask(to_additive_mask: Callable) -> bool:
+def check_to_additive_mask(to_additive_mask: Callable) -> None:
     """to_additive_mask(mask) -> float32, 0.0 where True and -inf where False."""
     generator = torch.Generator().manual_seed(0)
     mask = torch.rand(2, 1, 4, 5, generator=generator) > 0.4
@@ -93,7 +93,7 @@ def _sliding_reference(size: int, window: int) -> torch.Tensor:
     return ((key <= query) & (key > query - window))[None, None]
 
 
-def check_sliding_window_mask(sliding_window_mask: Callable) -> bool:
+def check_sliding_window_mask(sliding_window_mask: Callable) -> None:
     """sliding_window_mask(size, window) -> (1, 1, size, size), True where i - window < j <= i."""
     for size, window in [(6, 2), (5, 1), (4, 10), (7, 3)]:
         result, problem = call_solution(sliding_window_mask, size, window)

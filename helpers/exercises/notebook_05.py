@@ -33,7 +33,7 @@ def _tensor_problem(result: object, expected: torch.Tensor, what: str) -> str | 
     return None
 
 
-def check_split_heads(split_heads: Callable) -> bool:
+def check_split_heads(split_heads: Callable) -> None:
     """split_heads(x, n_heads): (batch, seq_len, n_heads * d_head) -> (batch, n_heads, seq_len, d_head)."""
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(0)
@@ -68,7 +68,7 @@ def check_split_heads(split_heads: Callable) -> bool:
     )
 
 
-def check_output_as_sum_over_heads(output_as_sum_over_heads: Callable) -> bool:
+def check_output_as_sum_over_heads(output_as_sum_over_heads: Callable) -> None:
     """output_as_sum_over_heads(mha, x) -> the self-attention output, (batch, seq_len, d_model)."""
     attention, x = _small_attention(seed=1)
     with torch.no_grad():
@@ -113,7 +113,7 @@ def _multi_query_count(d_model: int, n_heads: int) -> int:
     return sum(parameter.numel() for layer in layers for parameter in layer.parameters())
 
 
-def check_multi_query_parameter_count(multi_query_parameter_count: Callable) -> bool:
+def check_multi_query_parameter_count(multi_query_parameter_count: Callable) -> None:
     """multi_query_parameter_count(d_model, n_heads) -> int, for d_k = d_v = d_model / n_heads."""
     with torch.random.fork_rng(devices=[]):
         for d_model, n_heads in [(512, 8), (32, 4), (64, 1), (96, 12)]:

@@ -15,7 +15,7 @@ from helpers.masks import look_ahead_mask
 from helpers.multi_head_attention import MultiHeadAttention
 
 
-def check_feed_forward_by_hand(feed_forward_by_hand: Callable) -> bool:
+def check_feed_forward_by_hand(feed_forward_by_hand: Callable) -> None:
     """feed_forward_by_hand(ffn, x) -> FFN(x) from ffn's weights, (batch, seq_len, d_model)."""
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(0)
@@ -49,7 +49,7 @@ def check_feed_forward_by_hand(feed_forward_by_hand: Callable) -> bool:
     )
 
 
-def check_conv1d_from_linear(conv1d_from_linear: Callable) -> bool:
+def check_conv1d_from_linear(conv1d_from_linear: Callable) -> None:
     """conv1d_from_linear(linear) -> an nn.Conv1d(kernel_size=1) computing the same map."""
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(1)
@@ -100,7 +100,7 @@ class _SelfAttention(nn.Module):
         return self.attention(x, x, x, mask)[0]
 
 
-def check_changed_positions(changed_positions: Callable) -> bool:
+def check_changed_positions(changed_positions: Callable) -> None:
     """changed_positions(module, x, position) -> bool (seq_len,): outputs that move when x[:, position] does."""
     seq_len, position = 5, 2
     with torch.random.fork_rng(devices=[]):

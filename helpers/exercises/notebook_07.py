@@ -28,7 +28,7 @@ def _close(result: torch.Tensor, expected: torch.Tensor) -> bool:
     return torch.allclose(result, expected, rtol=1e-5, atol=1e-5)
 
 
-def check_rms_norm(rms_norm: Callable) -> bool:
+def check_rms_norm(rms_norm: Callable) -> None:
     """rms_norm(x, gain, eps) -> gain * x / sqrt(mean(x**2 over the last dim) + eps)."""
     eps = 1e-6
     with torch.random.fork_rng(devices=[]):
@@ -82,7 +82,7 @@ def _as_float(value: object) -> float | None:
     return None
 
 
-def check_dropout_moments(dropout_moments: Callable) -> bool:
+def check_dropout_moments(dropout_moments: Callable) -> None:
     """dropout_moments(p) -> (mean, variance) of m / (1 - p), m ~ Bernoulli(1 - p)."""
     for p in (0.1, 0.3, 0.5):
         exact_mean, exact_variance = 1.0, p / (1 - p)
@@ -120,7 +120,7 @@ def check_dropout_moments(dropout_moments: Callable) -> bool:
     )
 
 
-def check_sublayer_step(sublayer_step: Callable) -> bool:
+def check_sublayer_step(sublayer_step: Callable) -> None:
     """sublayer_step(x, sublayer, norm, dropout, norm_first) == ResidualSublayer's result."""
     d_model = 8
     with torch.random.fork_rng(devices=[]):

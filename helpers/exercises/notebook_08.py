@@ -1,7 +1,7 @@
 """Checks for the exercises of notebook 08 (the encoder).
 
 Each check runs the student's function on cases built here, prints a verdict in words and returns
-True or False; it never raises, and it leaves the notebook's random number generators untouched.
+None; it never raises, and it leaves the notebook's random number generators untouched.
 """
 
 import math
@@ -18,7 +18,7 @@ def _count(module: torch.nn.Module) -> int:
     return sum(parameter.numel() for parameter in module.parameters())
 
 
-def check_encoder_layer_forward(encoder_layer_forward: Callable) -> bool:
+def check_encoder_layer_forward(encoder_layer_forward: Callable) -> None:
     """encoder_layer_forward(layer, x, src_mask) must equal layer(x, src_mask)[0], in both placements."""
     try:
         with torch.random.fork_rng(devices=[]), torch.no_grad():
@@ -66,7 +66,7 @@ def check_encoder_layer_forward(encoder_layer_forward: Callable) -> bool:
         )
 
 
-def check_encoder_parameter_count(encoder_parameter_count: Callable) -> bool:
+def check_encoder_parameter_count(encoder_parameter_count: Callable) -> None:
     """encoder_parameter_count(vocab_size, d_model, d_ff, n_layers, norm_first) vs a built Encoder."""
     cases = [
         (13, 32, 64, 2, False, 4),
@@ -128,7 +128,7 @@ def check_encoder_parameter_count(encoder_parameter_count: Callable) -> bool:
         )
 
 
-def check_matching_embedding_std(matching_embedding_std: Callable) -> bool:
+def check_matching_embedding_std(matching_embedding_std: Callable) -> None:
     """matching_embedding_std(d_model) must make scaled embeddings as long as positional rows."""
     try:
         for d_model in (32, 100, 512):

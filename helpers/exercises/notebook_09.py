@@ -1,7 +1,7 @@
 """Checks for the exercises of notebook 09 (the decoder).
 
 Each check runs the student's function on cases built here, prints a verdict in words and returns
-True or False; it never raises, and it leaves the notebook's random number generators untouched.
+None; it never raises, and it leaves the notebook's random number generators untouched.
 """
 
 from collections.abc import Callable
@@ -17,7 +17,7 @@ def _count(module: torch.nn.Module) -> int:
     return sum(parameter.numel() for parameter in module.parameters())
 
 
-def check_decoder_layer_parameters(decoder_layer_parameters: Callable) -> bool:
+def check_decoder_layer_parameters(decoder_layer_parameters: Callable) -> None:
     """decoder_layer_parameters(d_model, d_ff) vs the parameters of a built DecoderLayer."""
     cases = [(32, 64, 4), (48, 96, 4), (512, 2048, 8)]
     try:
@@ -55,7 +55,7 @@ def check_decoder_layer_parameters(decoder_layer_parameters: Callable) -> bool:
         )
 
 
-def check_decode_without_cache(decode_without_cache: Callable) -> bool:
+def check_decode_without_cache(decode_without_cache: Callable) -> None:
     """decode_without_cache(decoder, tgt, memory, memory_mask) must equal the parallel pass."""
     try:
         with torch.random.fork_rng(devices=[]), torch.no_grad():
@@ -109,7 +109,7 @@ def check_decode_without_cache(decode_without_cache: Callable) -> bool:
         )
 
 
-def check_torch_decoder_masks(torch_decoder_masks: Callable) -> bool:
+def check_torch_decoder_masks(torch_decoder_masks: Callable) -> None:
     """torch_decoder_masks(tgt, src, pad_id) -> PyTorch's (tgt_mask, tgt_key_padding_mask, memory_key_padding_mask)."""
     try:
         pad_id = 0

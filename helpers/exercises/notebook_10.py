@@ -1,6 +1,6 @@
 """Checks for the exercises of notebook 10 (the Transformer).
 
-Each check prints a verdict in words and returns True or False; it never raises on a wrong or
+Each check prints a verdict in words and returns None; it never raises on a wrong or
 unfinished answer.
 """
 
@@ -11,7 +11,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from helpers.exercises import call_solution, verdict
+from helpers.exercises import call_solution, keeps_random_state, verdict
 from helpers.transformer import Transformer, TransformerConfig
 
 
@@ -34,7 +34,8 @@ def _distinct_embedding_parameters(model: Transformer) -> int:
     return sum(matrices.values())
 
 
-def check_embedding_parameters(function: Callable[[TransformerConfig], int]) -> bool:
+@keeps_random_state
+def check_embedding_parameters(function: Callable[[TransformerConfig], int]) -> None:
     """Exercise 1: embedding_parameters(config) for the three sharing settings."""
     cases = {
         "no sharing (11 source, 13 target words)": _small_config(),
@@ -87,7 +88,8 @@ def _as_bool(result) -> bool | None:
     return None
 
 
-def check_is_causal(function: Callable[[nn.Module, torch.Tensor, torch.Tensor], bool]) -> bool:
+@keeps_random_state
+def check_is_causal(function: Callable[[nn.Module, torch.Tensor, torch.Tensor], bool]) -> None:
     """Exercise 2: is_causal(model, src, tgt) says True for our model and False for a leaky one."""
     torch.manual_seed(0)
     model = Transformer(_small_config(n_layers=2)).eval()
@@ -118,9 +120,10 @@ def check_is_causal(function: Callable[[nn.Module, torch.Tensor, torch.Tensor], 
     )
 
 
+@keeps_random_state
 def check_cached_decode_logits(
     function: Callable[[Transformer, torch.Tensor, torch.Tensor], torch.Tensor],
-) -> bool:
+) -> None:
     """Exercise 3: logits computed one position at a time with a cache equal model(src, tgt)."""
     torch.manual_seed(0)
     model = Transformer(_small_config(n_layers=2)).eval()

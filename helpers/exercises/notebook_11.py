@@ -1,6 +1,6 @@
 """Checks for the exercises of notebook 11 (training).
 
-Each check prints a verdict in words and returns True or False; it never raises on a wrong or
+Each check prints a verdict in words and returns None; it never raises on a wrong or
 unfinished answer.
 """
 
@@ -30,7 +30,7 @@ def _paper_rate(step: int, d_model: int, warmup_steps: int) -> float:
     return d_model**-0.5 * min(step**-0.5, step * warmup_steps**-1.5)
 
 
-def check_noam_rate(function: Callable[[int, int, int], float]) -> bool:
+def check_noam_rate(function: Callable[[int, int, int], float]) -> None:
     """Exercise 1: noam_rate(step, d_model, warmup_steps), step counted from 1."""
     cases = [
         (d_model, warmup, step)
@@ -68,7 +68,7 @@ def check_noam_rate(function: Callable[[int, int, int], float]) -> bool:
     )
 
 
-def check_padding_fraction(function: Callable[[torch.Tensor, int], float]) -> bool:
+def check_padding_fraction(function: Callable[[torch.Tensor, int], float]) -> None:
     """Exercise 2: padding_fraction(batch, pad_id) -> fraction of entries equal to pad_id."""
     cases = [
         ("two rows, 3 pads in 6", torch.tensor([[5, 6, 0], [7, 0, 0]]), 0, 0.5),
@@ -98,7 +98,7 @@ def check_padding_fraction(function: Callable[[torch.Tensor, int], float]) -> bo
     return verdict(True, f"padding_fraction is right on all {len(cases)} batches", "")
 
 
-def check_smoothed_targets(function: Callable[[torch.Tensor, int, float], torch.Tensor]) -> bool:
+def check_smoothed_targets(function: Callable[[torch.Tensor, int, float], torch.Tensor]) -> None:
     """Exercise 3: smooth(target, vocab_size, epsilon) -> (n, vocab_size) distributions."""
     cases = [
         (torch.tensor([4, 5, 6, 7, 3]), 8, 0.1),
@@ -142,7 +142,7 @@ def check_smoothed_targets(function: Callable[[torch.Tensor, int, float], torch.
 
 def check_two_term_smoothing_loss(
     function: Callable[[torch.Tensor, torch.Tensor, float, int], torch.Tensor],
-) -> bool:
+) -> None:
     """Exercise 4: the smoothed loss as (1 - eps) * NLL + eps * mean(-log p), pads ignored."""
     generator = torch.Generator().manual_seed(11)
     logits = 3 * torch.randn(3, 6, 17, generator=generator)

@@ -1,6 +1,6 @@
 """Checks for the exercises of notebook 12 (decoding and evaluation).
 
-Each check prints a verdict in words and returns True or False; it never raises on a wrong or
+Each check prints a verdict in words and returns None; it never raises on a wrong or
 unfinished answer.
 """
 
@@ -27,7 +27,7 @@ def _gnmt_penalty(length: int, alpha: float) -> float:
     return ((5 + length) / 6) ** alpha
 
 
-def check_length_penalty(function: Callable[[int, float], float]) -> bool:
+def check_length_penalty(function: Callable[[int, float], float]) -> None:
     """Exercise 1: length_penalty(length, alpha) = ((5 + length) / 6) ** alpha."""
     cases = [(1, 0.6), (10, 0.6), (7, 1.0), (20, 0.0), (3, 2.0)]
     for length, alpha in cases:
@@ -54,7 +54,7 @@ def check_length_penalty(function: Callable[[int, float], float]) -> bool:
     )
 
 
-def check_decoder_positions(function: Callable[[int, int], tuple[int, int]]) -> bool:
+def check_decoder_positions(function: Callable[[int, int], tuple[int, int]]) -> None:
     """Exercise 2: decoder_positions(n_steps, batch_size) -> (with cache, without cache)."""
     cases = [(1, 1), (5, 1), (12, 3), (20, 64)]
     for n_steps, batch_size in cases:
@@ -133,7 +133,7 @@ _FINISHED_CASES = [
 
 def check_best_hypothesis(
     function: Callable[[list[tuple[list[str], float]], float], list[str]],
-) -> bool:
+) -> None:
     """Exercise 3: best_hypothesis(finished, alpha) picks the best log P / lp(|Y|)."""
     for finished, alpha, answer in _FINISHED_CASES:
         copy = [(list(tokens), score) for tokens, score in finished]

@@ -1,6 +1,6 @@
 """Checks for the exercises of notebook 13 (why self-attention).
 
-Each check prints a verdict in words and returns True or False; it never raises on a wrong or
+Each check prints a verdict in words and returns None; it never raises on a wrong or
 unfinished answer.
 """
 
@@ -10,7 +10,7 @@ import numpy as np
 import torch
 from torch.utils.flop_counter import FlopCounterMode
 
-from helpers.exercises import call_solution, verdict
+from helpers.exercises import call_solution, keeps_random_state, verdict
 from helpers.multi_head_attention import MultiHeadAttention
 
 
@@ -37,7 +37,7 @@ def _causal_conv_layers_truth(n: int, kernel_size: int, dilated: bool) -> int:
     return layers
 
 
-def check_causal_conv_layers(function: Callable[[int, int, bool], int]) -> bool:
+def check_causal_conv_layers(function: Callable[[int, int, bool], int]) -> None:
     """Exercise 1: causal_conv_layers(n, kernel_size, dilated) for several sizes."""
     cases = [
         (16, 3, False),
@@ -83,7 +83,7 @@ def _prefix_lm_truth(length: int, prefix_length: int) -> torch.Tensor:
     return (key <= query) | ((query < prefix_length) & (key < prefix_length))
 
 
-def check_prefix_lm_mask(function: Callable[[int, int], torch.Tensor]) -> bool:
+def check_prefix_lm_mask(function: Callable[[int, int], torch.Tensor]) -> None:
     """Exercise 2: prefix_lm_mask(length, prefix_length) for several lengths and prefixes."""
     cases = [(5, 2), (6, 3), (4, 0), (4, 1), (4, 4), (1, 1), (7, 5)]
     for length, prefix_length in cases:
@@ -133,7 +133,8 @@ def _attention_flops_truth(n: int, d_model: int, n_heads: int) -> int:
     return counter.get_total_flops()
 
 
-def check_attention_flops(function: Callable[[int, int], int]) -> bool:
+@keeps_random_state
+def check_attention_flops(function: Callable[[int, int], int]) -> None:
     """Exercise 3: attention_flops(n, d_model) against PyTorch's FlopCounterMode."""
     cases = [(8, 16, 2), (16, 8, 4), (64, 64, 4), (100, 32, 8), (1, 12, 3)]
     for n, d_model, n_heads in cases:

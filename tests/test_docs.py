@@ -1,0 +1,510 @@
+"""helpers.devtools.docs: the offline site of `make docs`.
+
+The site is built once for this module, from the real notebooks, into a temporary folder; the tests
+then read it as a browser would have to: every page there, links that lead somewhere, nothing
+fetched from the network, math left for the local MathJax, every figure present.
+"""
+
+import json
+import re
+import subprocess
+import time
+from pathlib import Path
+
+import nbformat
+import pytest
+from bs4 import BeautifulSoup
+
+from helpers.devtools import docs
+
+NOTEBOOK_PATHS = docs.numbered_notebooks(docs.NOTEBOOKS)
+STEMS = [path.stem for path in NOTEBOOK_PATHS]
+REMOTE = re.compile(r"^\s*(?:[a-z][a-z0-9+.-]*:)?//", re.I)  # http://, https://, //host
+CSS_REMOTE = re.compile(r"""(?:@import\s*(?:url\()?|url\()\s*["']?\s*(?:https?:)?//""", re.I)
+
+# Run times for the site under test: every notebook but the last measured, so that the teacher's
+# page must show both a measured time and "not measured".
+RUN_TIMES = {
+    "command": "python -m helpers.devtools.benchmark --notebooks",
+    "machine": "a test machine with 2 cores",
+    "date": "2026-01-02",
+    "seconds": {stem: 3.0 + index for index, stem in enumerate(STEMS[:-1])},
+}
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    """The built site: (folder, report, seconds the build took)."""
+    folder = tmp_path_factory.mktemp("docs") / "site"
+    run_times = folder.parent / "run_times.json"
+    run_times.write_text(json.dumps(RUN_TIMES), encoding="utf-8")
+    start = time.perf_counter()
+    report = docs.build_site(folder, run_times_path=run_times)
+    seconds = time.perf_counter() - start
+    print(f"\nsite built in {seconds:.1f} s ({report.bytes / 2**20:.1f} MB)")
+    return folder, report, seconds
+
+
+_SOUPS: dict[Path, BeautifulSoup] = {}
+
+
+def soup(path: Path) -> BeautifulSoup:
+    """The parsed page (parsed once: the pages are large); do not modify it."""
+    if path not in _SOUPS:
+        _SOUPS[path] = BeautifulSoup(path.read_text(encoding="utf-8"), "lxml")
+    return _SOUPS[path]
+
+
+def notebook(path: Path):
+    return nbformat.read(str(path), as_version=4)
+
+
+def all_pages(folder: Path) -> list[Path]:
+    return sorted(folder.glob("*.html"))
+
+
+# ---------------------------------------------------------------- pages and navigation
+
+
+def test_every_notebook_has_a_page_and_the_build_is_quick(site):
+    folder, report, seconds = site
+    expected = {f"{stem}.html" for stem in STEMS} | {"index.html", "teacher.html", "glossary.html"}
+    assert {path.name for path in all_pages(folder)} == expected
+    assert set(report.pages) == expected
+    assert report.warnings == [], report.warnings
+    assert (folder / "lab.css").stat().st_size > 100_000, "nbconvert's lab CSS is missing"
+    assert (folder / "site.css").read_text(encoding="utf-8") == docs.SITE_CSS.read_text(
+        encoding="utf-8"
+    )
+    assert seconds < 120, f"the build took {seconds:.0f} s"
+    assert report.bytes < 20 * 2**20, f"the site is {report.bytes / 2**20:.1f} MB"
+
+
+def nav_links(page: Path) -> tuple[str | None, str | None]:
+    nav = soup(page).select_one("nav.site-nav-top")
+    previous, following = nav.select_one("a.site-prev"), nav.select_one("a.site-next")
+    return (
+        previous["href"] if previous else None,
+        following["href"] if following else None,
+    )
+
+
+def test_previous_and_next_links_chain_the_notebooks_in_order(site):
+    folder, _, _ = site
+    pages = [f"{stem}.html" for stem in STEMS]
+    for index, name in enumerate(pages):
+        previous, following = nav_links(folder / name)
+        assert previous == (pages[index - 1] if index > 0 else None), name
+        assert following == (pages[index + 1] if index + 1 < len(pages) else None), name
+        bottom = soup(folder / name).select_one("nav.site-nav-bottom")
+        assert bottom is not None and bottom.select_one('a[href="index.html"]'), name
+    for name in ("index.html", "teacher.html", "glossary.html"):
+        assert nav_links(folder / name) == (None, None)
+
+
+def test_every_page_links_home_and_names_the_commit(site):
+    folder, report, _ = site
+    head = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"],
+        cwd=docs.ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    assert report.commit.startswith(head)
+    for page in all_pages(folder):
+        tree = soup(page)
+        for target in ("index.html", "teacher.html", "glossary.html"):
+            assert tree.select_one(f'nav a[href="{target}"]'), f"{page.name}: no link to {target}"
+        commit = tree.select_one("footer .site-commit")
+        assert commit is not None and commit.get_text() == report.commit, page.name
+
+
+def test_build_commit(tmp_path):
+    assert docs.build_commit(tmp_path) == "unknown"  # not a git repository
+
+    def git(*args):
+        subprocess.run(["git", *args], cwd=tmp_path, check=True, capture_output=True)
+
+    git("init", "-q")
+    assert docs.build_commit(tmp_path) == "unknown"  # no commit yet
+    (tmp_path / "a.txt").write_text("a", encoding="utf-8")
+    git("add", "a.txt")
+    git("-c", "user.name=t", "-c", "user.email=t@example.org", "commit", "-q", "-m", "a")
+    head = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    assert docs.build_commit(tmp_path) == head
+    (tmp_path / "a.txt").write_text("b", encoding="utf-8")
+    assert docs.build_commit(tmp_path) == f"{head} + uncommitted changes"
+
+
+# ---------------------------------------------------------------- offline
+
+
+def test_nothing_is_fetched_from_the_network(site):
+    """No remote URL in src=, <link href>, inline scripts, <style>, style= or the CSS files.
+
+    Text links (<a href>) to papers are fine: they are followed only when clicked.
+    """
+    folder, _, _ = site
+    problems = []
+    for page in all_pages(folder):
+        tree = soup(page)
+        for tag in tree.find_all(True):
+            for attribute in ("src", "srcset", "data", "poster"):
+                if tag.has_attr(attribute) and REMOTE.match(str(tag[attribute])):
+                    problems.append(f"{page.name}: <{tag.name} {attribute}={tag[attribute]!r}>")
+            if tag.name == "link" and REMOTE.match(tag.get("href", "")):
+                problems.append(f"{page.name}: <link href={tag['href']!r}>")
+            if tag.has_attr("style") and CSS_REMOTE.search(tag["style"]):
+                problems.append(f"{page.name}: style={tag['style']!r}")
+        for script in tree.find_all("script"):
+            if re.search(r"(?:https?:)?//[a-z0-9.-]+\.[a-z]{2,}/", script.get_text(), re.I):
+                problems.append(f"{page.name}: an inline script names a remote URL")
+        for style in tree.find_all("style"):
+            if CSS_REMOTE.search(style.get_text()):
+                problems.append(f"{page.name}: a <style> imports a remote URL")
+    for css in folder.glob("*.css"):
+        if CSS_REMOTE.search(css.read_text(encoding="utf-8")):
+            problems.append(f"{css.name} imports a remote URL")
+    assert problems == []
+
+
+def test_the_remote_url_checks_can_fail():
+    assert REMOTE.match("https://cdnjs.cloudflare.com/x.js") and REMOTE.match("//cdn.example/x")
+    assert not REMOTE.match("mathjax/MathJax.js?config=x") and not REMOTE.match("data:image/png")
+    assert CSS_REMOTE.search("@import url('https://fonts.example/a.css');")
+    assert CSS_REMOTE.search('src: url("//fonts.example/a.woff")')
+    assert not CSS_REMOTE.search("url(data:image/svg+xml;base64,xyz)")
+
+
+def test_mathjax_is_served_from_the_site(site):
+    folder, _, _ = site
+    for page in all_pages(folder):
+        scripts = [s["src"] for s in soup(page).find_all("script", src=True)]
+        mathjax = [src for src in scripts if "MathJax.js" in src]
+        assert len(mathjax) == 1, f"{page.name}: MathJax scripts {mathjax}"
+        assert not REMOTE.match(mathjax[0])
+        path, _, query = mathjax[0].partition("?")
+        assert (folder / path).is_file(), f"{page.name}: {path} is not in the site"
+        for config in re.search(r"config=([^&]+)", query).group(1).split(","):
+            assert (folder / "mathjax" / "config" / f"{config}.js").is_file(), config
+        assert scripts == mathjax, f"{page.name}: other scripts {scripts}"
+    mathjax_dir = folder / "mathjax"
+    for needed in (
+        "jax/output/HTML-CSS/autoload/mtable.js",
+        "jax/output/HTML-CSS/fonts/STIX-Web/fontdata.js",
+        "fonts/HTML-CSS/STIX-Web/woff/STIXMathJax_Main-Regular.woff",
+        "jax/element/mml/optable/BasicLatin.js",
+        "extensions/MathMenu.js",
+    ):
+        assert (mathjax_dir / needed).is_file(), needed
+    size = sum(path.stat().st_size for path in mathjax_dir.rglob("*") if path.is_file())
+    assert size < 4 * 2**20, f"MathJax takes {size / 2**20:.1f} MB"
+
+
+def squeeze(text: str) -> str:
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def math_of(markdown: str) -> set[str]:
+    """The formulas of a markdown text as MathJax will find them: $$...$$ and $...$, outside code."""
+    text = re.sub(r"```.*?```", " ", markdown, flags=re.S)
+    text = re.sub(r"`[^`]*`", " ", text)
+    display = re.findall(r"\$\$(.+?)\$\$", text, flags=re.S)
+    text = re.sub(r"\$\$(.+?)\$\$", " ", text, flags=re.S)
+    inline = re.findall(r"(?<!\\)\$(.+?)(?<!\\)\$", text, flags=re.S)
+    return {f"$${squeeze(f)}$$" for f in display} | {f"${squeeze(f)}$" for f in inline}
+
+
+def notebook_math(stem: str) -> set[str]:
+    return {
+        formula
+        for cell in notebook(docs.NOTEBOOKS / f"{stem}.ipynb").cells
+        if cell.cell_type == "markdown"
+        for formula in math_of(cell.source)
+    }
+
+
+def test_the_math_pattern_finds_formulas():
+    text = "a $x_1$ b `$no$` $$y\n = 1$$ c \\$5 and $z <\n 1$"
+    assert math_of(text) == {"$x_1$", "$$y = 1$$", "$z < 1$"}
+    assert "$\\sqrt{d_k}$" in notebook_math("03_scaled_dot_product_attention")
+
+
+@pytest.mark.parametrize("stem", STEMS)
+def test_pages_keep_the_math_for_mathjax(site, stem):
+    """Every $...$ of the notebook's markdown is in the page's text, as written, for MathJax."""
+    folder, _, _ = site
+    page_text = squeeze(
+        " ".join(div.get_text() for div in soup(folder / f"{stem}.html").select(".jp-MarkdownCell"))
+    )
+    page_text = re.sub(r"\$\$ ?(.*?) ?\$\$", r"$$\1$$", page_text)  # as math_of strips them
+    formulas = notebook_math(stem)
+    assert formulas, f"{stem} has no math: is the pattern still right?"
+    missing = [formula for formula in formulas if formula not in page_text]
+    assert missing == []
+
+
+@pytest.mark.parametrize("stem", STEMS)
+def test_every_stored_figure_is_on_its_page(site, stem):
+    folder, _, _ = site
+    figures = sum(
+        1
+        for cell in notebook(docs.NOTEBOOKS / f"{stem}.ipynb").cells
+        if cell.cell_type == "code"
+        for output in cell.outputs
+        if "image/png" in output.get("data", {})
+    )
+    images = soup(folder / f"{stem}.html").select('img[src^="data:image/png;base64,"]')
+    assert len(images) >= figures
+
+
+def test_progress_bars_show_their_last_state_only(site):
+    """Notebook 11's tqdm bar is stored as many \\r updates; the page shows the final one."""
+    folder, _, _ = site
+    checked = 0
+    for stem in STEMS:
+        page_text = soup(folder / f"{stem}.html").get_text()
+        for cell in notebook(docs.NOTEBOOKS / f"{stem}.ipynb").cells:
+            for name in ("stdout", "stderr"):
+                text = "".join(
+                    output.text
+                    for output in cell.get("outputs", [])
+                    if output.output_type == "stream" and output.name == name
+                )
+                lines = [line for line in text.split("\n") if "\r" in line]
+                for line in lines:
+                    states = [state.strip() for state in line.split("\r") if state.strip()]
+                    assert states[-1] in page_text, f"{stem}: {states[-1]!r} not shown"
+                    shown = [state for state in states[:-1] if state in page_text]
+                    assert shown == [], f"{stem}: earlier states shown: {shown[:2]}"
+                    checked += 1
+    assert checked >= 1, "no notebook stores a progress bar any more: drop this test"
+
+
+def test_links_to_notebooks_point_to_pages(site):
+    folder, _, _ = site
+    for page in all_pages(folder):
+        hrefs = [a["href"] for a in soup(page).find_all("a", href=True)]
+        assert not [h for h in hrefs if ".ipynb" in h and not REMOTE.match(h)], page.name
+        for href in hrefs:
+            target = href.split("#")[0]
+            if target.endswith(".html") and not REMOTE.match(href):
+                assert (folder / target).is_file(), f"{page.name} links to missing {href}"
+    first_cell = soup(folder / f"{STEMS[1]}.html").select_one(".jp-MarkdownCell")
+    assert first_cell.select_one('a[href="glossary.html"]'), "the glossary link was not rewritten"
+    glossary_links = {a["href"] for a in soup(folder / "glossary.html").find_all("a", href=True)}
+    assert {f"{stem}.html" for stem in STEMS[1:]} <= glossary_links
+
+
+def test_rewrite_notebook_links():
+    html = '<a href="04_masks.ipynb#x">a</a><a href="./glossary.ipynb">b</a><a href="99_x.ipynb">'
+    pages = {"04_masks": "04_masks.html", "glossary": "glossary.html"}
+    rewritten, unknown = docs.rewrite_notebook_links(html, pages)
+    assert 'href="04_masks.html#x"' in rewritten and 'href="glossary.html"' in rewritten
+    assert unknown == ["99_x.ipynb"] and 'href="99_x.ipynb"' in rewritten
+
+
+# ---------------------------------------------------------------- index and teacher's page
+
+
+def test_the_index_has_the_roadmap(site):
+    folder, _, _ = site
+    tree = soup(folder / "index.html")
+    rows = tree.select("table.site-roadmap tbody tr")
+    assert [row.select_one("a")["href"] for row in rows] == [f"{stem}.html" for stem in STEMS]
+    for row, path in zip(rows, NOTEBOOK_PATHS, strict=True):
+        number, title, summary = (cell.get_text(" ", strip=True) for cell in row.select("td"))
+        assert number == path.stem[:2]
+        assert title == docs.notebook_info(path).title.replace("`", "")
+        assert len(summary.split()) >= 5, f"{path.name}: summary {summary!r}"
+    assert tree.select_one('a[href="teacher.html"]') and tree.select_one('a[href="glossary.html"]')
+
+
+def test_the_teacher_page_lists_every_notebook(site):
+    folder, _, _ = site
+    tree = soup(folder / "teacher.html")
+    assert tree.select_one("#in-class"), "the 'in class' section is missing"
+    text = squeeze(tree.get_text(" "))
+    assert f"{docs.WORDS_PER_MINUTE} words of prose per minute" in text
+    assert f"{docs.CODE_LINES_PER_MINUTE} lines of code per minute" in text
+    assert RUN_TIMES["command"] in text and RUN_TIMES["date"] in text
+    for path in NOTEBOOK_PATHS:
+        info = docs.notebook_info(path)
+        section = tree.select_one(f"section#nb-{info.number}")
+        assert section is not None, f"{path.name} is not on the teacher's page"
+        assert section.select_one(f'a[href="{path.stem}.html"]')
+        read = section.select_one("dd.site-read").get_text(" ", strip=True)
+        assert read.startswith(f"≈ {docs.format_minutes(info.read_minutes)} ("), read
+        assert f"{info.words:,} words" in read and f"{info.code_lines:,} lines of code" in read
+        run = section.select_one("dd.site-run").get_text(strip=True)
+        if path.stem in RUN_TIMES["seconds"]:
+            assert run == docs.format_seconds(RUN_TIMES["seconds"][path.stem])
+        else:
+            assert run == "not measured"
+        titles = [t.get_text(" ", strip=True) for t in section.select(".site-exercise-title")]
+        assert len(titles) == len(info.exercises) >= 2, f"{path.name}: exercises {titles}"
+        assert section.select_one(".site-teaches").get_text(strip=True)
+    # The last notebook has no time in the run-times file of this test.
+    assert "not measured" in tree.select_one(f"section#nb-{STEMS[-1][:2]}").get_text()
+
+
+def test_reading_time_rule():
+    assert docs.reading_minutes(0, 0) == 0
+    assert docs.reading_minutes(docs.WORDS_PER_MINUTE, 0) == 1
+    assert docs.reading_minutes(docs.WORDS_PER_MINUTE + 1, 0) == 2  # rounded up
+    assert docs.reading_minutes(2000, 100) == 10 + 10
+    with pytest.raises(ValueError, match="^words, code_lines:"):
+        docs.reading_minutes(-1, 0)
+
+
+def test_format_minutes():
+    assert docs.format_minutes(0) == "0 min"
+    assert docs.format_minutes(59) == "59 min"
+    assert docs.format_minutes(110) == "1 h 50 min"
+    assert docs.format_minutes(1099) == "18 h 19 min"
+
+
+def test_format_seconds():
+    assert docs.format_seconds(0.2) == "1 s"
+    assert docs.format_seconds(12.4) == "12 s"
+    assert docs.format_seconds(95) == "1 min 35 s"
+
+
+def markdown_cell(text):
+    return nbformat.v4.new_markdown_cell(text)
+
+
+def solution_cell():
+    cell = nbformat.v4.new_code_cell("def f():\n    return 1")
+    cell.metadata["tags"] = ["solution"]
+    return cell
+
+
+def test_find_exercises_reads_every_way_they_are_written():
+    notebook = nbformat.v4.new_notebook()
+    notebook.cells = [
+        markdown_cell("## Summary\n\n**1 · Not an exercise.** before the heading"),
+        markdown_cell("## Exercises\n\nEach has a check.\n\n**1 · The `view` trick.** Write it."),
+        solution_cell(),
+        nbformat.v4.new_code_cell("check(f)"),
+        markdown_cell("**Exercise 2 · Shift right.** Write it."),
+        solution_cell(),
+        markdown_cell("**3. Multi-query attention:** no solution cell follows"),
+        markdown_cell("1. **A list item.** in a list\n2. **Another one.** too"),
+        markdown_cell("## Where it lives\n\n**9 · After the section.** not an exercise"),
+        solution_cell(),
+    ]
+    found = docs.find_exercises(notebook)
+    assert [(e.number, e.title, e.has_solution) for e in found] == [
+        (1, "The `view` trick", True),
+        (2, "Shift right", True),
+        (3, "Multi-query attention", False),
+        (1, "A list item", False),
+        (2, "Another one", False),
+    ]
+    notebook.cells = [markdown_cell("## Summary\n\nno exercises")]
+    assert docs.find_exercises(notebook) == []
+
+
+def test_title_intro_and_paper_sections():
+    notebook = nbformat.v4.new_notebook()
+    notebook.cells = [markdown_cell("# 04 · Masks\n\nFirst paragraph\non two lines.\n\nSecond.")]
+    assert docs.title_and_intro(Path("04_masks.ipynb"), notebook) == (
+        "04",
+        "Masks",
+        "First paragraph\non two lines.",
+    )
+    notebook.cells = [markdown_cell("## No title")]
+    with pytest.raises(ValueError, match="04_masks.ipynb: expected the first cell"):
+        docs.title_and_intro(Path("04_masks.ipynb"), notebook)
+    assert docs.paper_sections("§3.2.1 and §3.1, §1–3 and again §3.1") == [
+        "§3.2.1",
+        "§3.1",
+        "§1–3",
+    ]
+
+
+# ---------------------------------------------------------------- run times
+
+
+def test_load_run_times(tmp_path):
+    path = tmp_path / "times.json"
+    assert docs.load_run_times(path) is None  # missing: the page says "not measured"
+    path.write_text(json.dumps(RUN_TIMES), encoding="utf-8")
+    loaded = docs.load_run_times(path)
+    assert loaded.command == RUN_TIMES["command"] and loaded.seconds == RUN_TIMES["seconds"]
+    assert docs.run_text(loaded, STEMS[0]) == "3 s"
+    assert docs.run_text(loaded, STEMS[-1]) == docs.run_text(None, STEMS[0]) == "not measured"
+    for bad, message in [
+        ("{not json", "not JSON"),
+        ("[1, 2]", "got list"),
+        (json.dumps({"command": "x"}), "missing \\['machine', 'date', 'seconds'\\]"),
+        (json.dumps(RUN_TIMES | {"seconds": {"00_overview": "fast"}}), "'seconds'"),
+        (json.dumps(RUN_TIMES | {"seconds": {"00_overview": -1}}), "'seconds'"),
+    ]:
+        path.write_text(bad, encoding="utf-8")
+        with pytest.raises(ValueError, match=f"^run times {re.escape(str(path))}: .*{message}"):
+            docs.load_run_times(path)
+
+
+def test_the_committed_run_times_are_valid():
+    run_times = docs.load_run_times(docs.RUN_TIMES)
+    assert run_times is not None, f"{docs.RUN_TIMES} is missing: run `make bench ARGS=--notebooks`"
+    assert run_times.seconds, "no notebook measured"
+    assert set(run_times.seconds) <= set(STEMS), "times for notebooks that do not exist"
+    assert re.fullmatch(r"\d{4}-\d\d-\d\d", run_times.date)
+
+
+# ---------------------------------------------------------------- bad input
+
+
+def test_output_must_be_a_folder_the_builder_owns(tmp_path):
+    a_file = tmp_path / "file.txt"
+    a_file.write_text("x", encoding="utf-8")
+    with pytest.raises(ValueError, match="^output: expected a folder .* got a file"):
+        docs.build_site(a_file)
+    someone_elses = tmp_path / "mine"
+    someone_elses.mkdir()
+    (someone_elses / "notes.txt").write_text("keep me", encoding="utf-8")
+    with pytest.raises(ValueError, match="^output: .* is not empty and holds no site"):
+        docs.build_site(someone_elses)
+    assert (someone_elses / "notes.txt").read_text(encoding="utf-8") == "keep me"
+
+
+def test_a_missing_output_folder_is_created_and_an_old_site_emptied(tmp_path):
+    output = tmp_path / "a" / "b" / "site"
+    docs.prepare_output(output)
+    assert (output / docs.MARKER).is_file()
+    (output / "stale.html").write_text("old", encoding="utf-8")
+    (output / "mathjax").mkdir()
+    docs.prepare_output(output)
+    assert sorted(p.name for p in output.iterdir()) == [docs.MARKER]
+
+
+def test_bad_notebooks_folder_and_jobs(tmp_path):
+    with pytest.raises(ValueError, match="^notebooks: expected a folder"):
+        docs.build_site(tmp_path / "site", notebooks_dir=tmp_path / "missing")
+    with pytest.raises(ValueError, match="^notebooks: expected NN_name.ipynb notebooks"):
+        docs.build_site(tmp_path / "site", notebooks_dir=tmp_path)
+    with pytest.raises(ValueError, match="^jobs: expected a positive int, got 0"):
+        docs.build_site(tmp_path / "site", jobs=0)
+    assert not (tmp_path / "site").exists(), "nothing is written before the input is checked"
+
+
+def test_the_command_line_reports_bad_arguments(tmp_path, capsys):
+    a_file = tmp_path / "file.txt"
+    a_file.write_text("x", encoding="utf-8")
+    with pytest.raises(SystemExit) as exit_info:
+        docs.main(["--output", str(a_file)])
+    assert exit_info.value.code == 2
+    assert "output: expected a folder to write the site into, got a file" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        docs.main(["--jobs", "two"])
+    assert "--jobs: invalid int value: 'two'" in capsys.readouterr().err
