@@ -125,7 +125,10 @@ def label_smoothing_loss(
 
 
 def warmup_lambda(d_model: int, warmup_steps: int) -> Callable[[int], float]:
-    """lrate(step) = d_model^-0.5 * min(step^-0.5, step * warmup_steps^-1.5) (paper §5.3), step from 1."""
+    """lrate(step) = d_model^-0.5 * min(step^-0.5, step * warmup_steps^-1.5) (paper §5.3).
+
+    The returned function takes LambdaLR's step count, which starts at 0 where the paper's step is 1.
+    """
     for name, value in (("d_model", d_model), ("warmup_steps", warmup_steps)):
         if not isinstance(value, int) or isinstance(value, bool) or value < 1:
             raise ValueError(f"{name}: expected a positive int, got {value!r}")

@@ -1,6 +1,7 @@
 """helpers.attention (notebook 03) and the checks of notebook 03's exercises."""
 
 import math
+import warnings
 
 import pytest
 import torch
@@ -125,6 +126,29 @@ def attention_weights_wrong_dim(query, key):
     return torch.softmax(query @ key.transpose(-2, -1) / math.sqrt(query.shape[-1]), dim=-2)
 
 
+def attention_weights_divided(divisor):
+    """A solution that divides the scores by divisor(query) instead of sqrt(d_k)."""
+    return lambda query, key: torch.softmax(query @ key.transpose(-2, -1) / divisor(query), dim=-1)
+
+
+def attention_weights_with_output(query, key):
+    weights = attention_weights_solution(query, key)
+    return weights @ key, weights
+
+
+def attention_weights_key_dot_t(query, key):
+    with warnings.catch_warnings():  # x.T on a tensor of more than 2 dimensions is deprecated
+        warnings.simplefilter("ignore")
+        return attention_weights_solution_with(query, key.T)
+
+
+def attention_weights_solution_with(query, key_t):
+    return torch.softmax(query @ key_t / math.sqrt(query.shape[-1]), dim=-1)
+
+
+SMALLER_INPUTS = "on 4-D inputs (batch, heads, len, d_k) but works on smaller ones"
+KEY_NOT_TRANSPOSED = "transpose the key's last two dimensions first, key.transpose(-2, -1)"
+
 CHECKS = [
     (
         check_attention_weights,
@@ -132,7 +156,29 @@ CHECKS = [
         [
             (attention_weights_unscaled, "divide Q K^T by sqrt(d_k)"),
             (attention_weights_wrong_dim, "dim=-1"),
-            (lambda query, key: query, "expected shape"),
+            (
+                lambda query, key: query,
+                "expected shape (2, 3, 5, 7) = (batch, heads, len_q, len_k), got (2, 3, 5, 8)",
+            ),
+            (
+                attention_weights_with_output,
+                "return only the weights tensor, not (output, weights)",
+            ),
+            (
+                lambda query, key: attention_weights_solution(key, query),
+                "got (2, 3, 7, 5), the transpose: queries and keys are swapped",
+            ),
+            (attention_weights_key_dot_t, SMALLER_INPUTS),
+            (
+                lambda query, key: attention_weights_solution_with(query, key.transpose(1, 2)),
+                SMALLER_INPUTS,
+            ),
+            (lambda query, key: attention_weights_solution_with(query, key), KEY_NOT_TRANSPOSED),
+            (attention_weights_divided(lambda query: query.shape[-1]), "divided by d_k = 8 itself"),
+            (
+                attention_weights_divided(lambda query: math.sqrt(query.shape[-2])),
+                "divided by sqrt(5), len_q: divide by sqrt(d_k), with d_k = query.shape[-1] = 8",
+            ),
         ],
     ),
     (
@@ -142,14 +188,29 @@ CHECKS = [
             (lambda d_k, sigma: math.sqrt(d_k), "sigma = 1"),
             (lambda d_k, sigma: math.sqrt(d_k) * sigma, "sigma^4"),
             (lambda d_k, sigma: "big", "expected a number"),
+            (
+                lambda d_k, sigma: torch.full((2,), math.sqrt(d_k) * sigma**2),
+                "expected a number, got a tensor of shape (2,): return one number",
+            ),
         ],
     ),
     (
         check_general_scores,
         lambda q, k, w: (q @ w) @ k.transpose(-2, -1),
         [
-            (lambda q, k, w: (q @ w.T) @ k.transpose(-2, -1), "raised RuntimeError"),
+            (
+                lambda q, k, w: (q @ w.T) @ k.transpose(-2, -1),
+                "raised RuntimeError: w is already (d_q, d_k), so query @ w needs no transpose",
+            ),
             (lambda q, k, w: torch.zeros(2, 5, 7), "q_i^T W k_j"),
+            (
+                lambda q, k, w: k @ w.T @ q.transpose(-2, -1),
+                "expected shape (2, 5, 7) = (batch, len_q, len_k), got (2, 7, 5), the transpose: "
+                "queries and keys are swapped",
+            ),
+            (lambda q, k, w: torch.bmm(q @ w, k), KEY_NOT_TRANSPOSED),
+            (lambda q, k, w: (q @ w) @ k.transpose(0, 1), "works on 2-D ones"),
+            (lambda q, k, w: ((q @ w) @ k.transpose(-2, -1), w), "return only the scores tensor"),
         ],
     ),
 ]
@@ -158,3 +219,9 @@ CHECKS = [
 @pytest.mark.parametrize(("check", "solution", "wrong"), CHECKS)
 def test_exercise_checks(check, solution, wrong, verdicts):
     verdicts.exercise(check, solution, wrong)
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a GPU")
+@pytest.mark.parametrize(("check", "solution", "wrong"), CHECKS)
+def test_exercise_checks_accept_a_result_on_the_gpu(check, solution, wrong, verdicts):
+    verdicts.passes(check, lambda *args: torch.as_tensor(solution(*args)).cuda())

@@ -485,12 +485,13 @@ def smooth(target, vocab_size, epsilon):
     return (1 - epsilon) * F.one_hot(target, vocab_size).float() + epsilon / vocab_size
 
 
-def two_term(logits, target, epsilon, pad_id):
+def two_term(logits, target, epsilon, pad_id, reduce=True):
     logits, target = logits.reshape(-1, logits.shape[-1]), target.reshape(-1)
     keep = target != pad_id
     log_probs = F.log_softmax(logits[keep], dim=-1)
     nll = -log_probs.gather(1, target[keep][:, None]).squeeze(1)
-    return ((1 - epsilon) * nll - epsilon * log_probs.mean(dim=-1)).mean()
+    losses = (1 - epsilon) * nll - epsilon * log_probs.mean(dim=-1)
+    return losses.mean() if reduce else losses
 
 
 CHECKS = [
@@ -502,6 +503,15 @@ CHECKS = [
             (lambda s, d, w: max(s**-0.5, s * w**-1.5) * d**-0.5, "use min, not max"),
             (lambda s, d, w: min(s**-0.5, s * w**-1.5), "d_model^-0.5 is missing"),
             (lambda s, d, w: "fast", "expected a float"),
+            (
+                lambda s, d, w: noam_rate(s - 1, d, w),
+                "raised ZeroDivisionError at step 1: the step is counted from 1, so step 0 never "
+                "occurs; use step as it is, do not subtract 1",
+            ),
+            (
+                lambda s, d, w: d**-0.5 * min(torch.tensor(s - 1.0) ** -0.5, (s - 1) * w**-1.5),
+                "step 0 never occurs: do not subtract 1",
+            ),
         ],
     ),
     (
@@ -511,6 +521,11 @@ CHECKS = [
             (lambda b, p: (b == p).sum().item(), "number of pads"),
             (lambda b, p: (b != p).float().mean().item(), "fraction of real tokens"),
             (lambda b, p: (b == p).sum().item() / b.shape[0], "not by the number of rows"),
+            (
+                lambda b, p: (b == p).float().mean(dim=1),
+                "expected a float, got a tensor of shape (2,): average over every entry with "
+                ".mean() (no dim)",
+            ),
         ],
     ),
     (
@@ -545,6 +560,10 @@ CHECKS = [
             ),
             (lambda logits, t, e, p: two_term(logits, t, 0.5, p), "check both terms"),
             (lambda logits, t, e, p: [1.0], "expected a scalar"),
+            (
+                lambda logits, t, e, p: two_term(logits, t, e, p, reduce=False),
+                "got a tensor of shape (12,): one loss per position; average it with .mean()",
+            ),
         ],
     ),
 ]
@@ -553,3 +572,9 @@ CHECKS = [
 @pytest.mark.parametrize(("check", "solution", "wrong"), CHECKS)
 def test_exercise_checks(check, solution, wrong, verdicts):
     verdicts.exercise(check, solution, wrong)
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a GPU")
+@pytest.mark.parametrize(("check", "solution", "wrong"), CHECKS)
+def test_exercise_checks_accept_a_result_on_the_gpu(check, solution, wrong, verdicts):
+    verdicts.passes(check, lambda *args: torch.as_tensor(solution(*args)).cuda())

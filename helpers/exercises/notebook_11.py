@@ -16,14 +16,29 @@ from helpers.training import smoothed_targets, warmup_lambda
 
 
 def _as_float(result) -> float | None:
-    """A Python float from a float, an int, a NumPy scalar or a one-element tensor; else None."""
+    """A Python float from a float, an int, a NumPy scalar or a one-element tensor (on any device);
+    else None."""
     if isinstance(result, bool):
         return None
     if isinstance(result, (int, float, np.floating, np.integer)):
         return float(result)
-    if isinstance(result, torch.Tensor) and result.numel() == 1 and result.is_floating_point():
-        return result.item()
+    if (
+        isinstance(result, torch.Tensor)
+        and result.numel() == 1
+        and result.dtype != torch.bool
+        and not result.is_complex()
+    ):
+        return float(result.item())
     return None
+
+
+def _not_a_number(result, expected: str, fix: str) -> str:
+    """Why result is not the number expected ("a float"); fix is said for a tensor of many values."""
+    if isinstance(result, torch.Tensor):
+        if result.numel() != 1:
+            return f"expected {expected}, got a tensor of shape {tuple(result.shape)}: {fix}"
+        return f"expected {expected}, got a one-element tensor of dtype {result.dtype}"
+    return f"expected {expected}, got {type(result).__name__}"
 
 
 def _paper_rate(step: int, d_model: int, warmup_steps: int) -> float:
@@ -40,16 +55,25 @@ def check_noam_rate(function: Callable[[int, int, int], float]) -> None:
     for d_model, warmup, step in cases:
         expected = warmup_lambda(d_model, warmup)(step - 1)  # the LambdaLR counts from 0
         result, problem = call_solution(function, step, d_model, warmup)
+        if problem is not None and problem.startswith("your function raised ZeroDivisionError"):
+            problem = (
+                f"your function raised ZeroDivisionError at step {step}: the step is counted from "
+                "1, so step 0 never occurs; use step as it is, do not subtract 1"
+            )
         if problem is not None:
             return verdict(False, "", problem)
         value = _as_float(result)
         if value is None:
-            return verdict(False, "", f"expected a float, got {type(result).__name__}")
+            return verdict(False, "", _not_a_number(result, "a float", "return one number"))
         if math.isclose(value, expected, rel_tol=1e-6):
             continue
         where = f"step {step}, d_model {d_model}, warmup_steps {warmup}"
-        if math.isclose(value, _paper_rate(step + 1, d_model, warmup), rel_tol=1e-6):
+        if step == 1 and (value == 0 or not math.isfinite(value)):
+            hint = "the step is counted from 1, so step 0 never occurs: do not subtract 1"
+        elif math.isclose(value, _paper_rate(step + 1, d_model, warmup), rel_tol=1e-6):
             hint = "off by one: here step counts from 1 (the paper's step), not from 0"
+        elif step > 1 and math.isclose(value, _paper_rate(step - 1, d_model, warmup), rel_tol=1e-6):
+            hint = "off by one: the step is counted from 1 already, do not subtract 1"
         elif math.isclose(value, expected * d_model**0.5, rel_tol=1e-6):
             hint = "the factor d_model^-0.5 is missing"
         elif step < warmup and math.isclose(value, d_model**-0.5 * step**-0.5, rel_tol=1e-6):
@@ -82,7 +106,15 @@ def check_padding_fraction(function: Callable[[torch.Tensor, int], float]) -> No
             return verdict(False, "", problem)
         value = _as_float(result)
         if value is None:
-            return verdict(False, "", f"expected a float, got {type(result).__name__}")
+            return verdict(
+                False,
+                "",
+                _not_a_number(
+                    result,
+                    "a float",
+                    "average over every entry with .mean() (no dim), then .item() gives a float",
+                ),
+            )
         if math.isclose(value, expected, abs_tol=1e-9):
             continue
         pads = int((batch == pad_id).sum())
@@ -120,7 +152,7 @@ def check_smoothed_targets(function: Callable[[torch.Tensor, int, float], torch.
                 f"{where}: expected shape {tuple(expected.shape)} (n, vocab_size), "
                 f"got {tuple(result.shape)}",
             )
-        result = result.detach().double()
+        result = result.detach().cpu().double()
         if torch.allclose(result, expected.double(), atol=1e-6, rtol=0):
             continue
         rows = torch.arange(len(target))
@@ -159,7 +191,13 @@ def check_two_term_smoothing_loss(
         value = _as_float(result)
         if value is None:
             return verdict(
-                False, "", f"expected a scalar tensor (the mean loss), got {type(result).__name__}"
+                False,
+                "",
+                _not_a_number(
+                    result,
+                    "a scalar tensor (the mean loss)",
+                    "one loss per position; average it with .mean()",
+                ),
             )
         if math.isclose(value, expected.item(), rel_tol=1e-5, abs_tol=1e-6):
             continue

@@ -61,6 +61,16 @@ MATHJAX_QUEUE_JS = """
 """
 
 TYPESET_MATH = ".MathJax, .MathJax_Display, .MathJax_CHTML, .mjx-chtml, .MathJax_SVG"
+
+# The visible text of each typeset formula (not the hidden MathML copy for screen readers). A
+# backslash there is TeX that MathJax printed instead of reading, e.g. \_ inside \text{...}.
+TYPESET_TEXTS_JS = """
+() => [...document.querySelectorAll('.MathJax, .MathJax_Display')].map((node) => {
+  const copy = node.cloneNode(true);
+  copy.querySelectorAll('.MJX_Assistive_MathML').forEach((hidden) => hidden.remove());
+  return copy.textContent;
+})
+"""
 MATH_ERRORS = ".MathJax_Error, .merror, .noError"
 
 
@@ -236,6 +246,8 @@ def test_page_shows_figures_and_math(page_name, site_pages):
         )
         errors = page.locator(MATH_ERRORS).all_text_contents()
         assert not errors, f"{page_name}: MathJax could not typeset: {errors[:5]}"
+        literal = sorted({text for text in page.evaluate(TYPESET_TEXTS_JS) if "\\" in text})
+        assert not literal, f"{page_name}: TeX shown as typed, with backslashes: {literal[:5]}"
     reader_text = page.evaluate(READER_TEXT_JS)
     raw = sorted(
         {
