@@ -317,3 +317,8 @@ def test_notebooks_flag_times_the_notebooks_and_writes_the_file(tmp_path: Path, 
     assert record["command"] == "python -m helpers.devtools.benchmark --notebooks"
     assert list(record["seconds"]) == [path.stem for path in benchmark.notebook_paths()]
     assert record["seconds"]["00_overview"] == 1.0
+
+
+def test_notebook_goals_give_the_training_notebook_two_minutes():
+    assert benchmark.notebook_seconds_goal("python -m pytest -q notebooks/04_masks.ipynb") == 30.0
+    assert benchmark.notebook_seconds_goal("python -m pytest notebooks/11_training.ipynb") == 120.0

@@ -54,12 +54,22 @@ NOTEBOOKS = ROOT / "notebooks"
 RUN_TIMES = ROOT / "docs" / "notebook_run_times.json"
 
 # Goals (the project's issue): ours at least as fast as PyTorch's layers, the cache 3x faster,
-# the whole suite in 6 minutes and 3 GB on a 2-core CPU, each notebook well under 30 s.
+# the whole suite in 6 minutes and 3 GB on a 2-core CPU, each notebook well under 30 s, except
+# notebook 11, whose training run may take up to two minutes (issue 5).
 TRAINING_GOAL = 1.0
 DECODING_GOAL = 3.0
 SUITE_SECONDS_GOAL = 360.0
 SUITE_BYTES_GOAL = 3 * 1024**3
 NOTEBOOK_SECONDS_GOAL = 30.0
+NOTEBOOK_SECONDS_GOALS = {"11_training": 120.0}
+
+
+def notebook_seconds_goal(command: str) -> float:
+    """The time goal of the notebook a command runs: 30 s, or its own where it has one."""
+    for stem, seconds in NOTEBOOK_SECONDS_GOALS.items():
+        if f"{stem}.ipynb" in command:
+            return seconds
+    return NOTEBOOK_SECONDS_GOAL
 
 # Special ids of the synthetic batches: 0 is padding, 1 is <s>, 2 is </s> (as in helpers.vocab).
 PAD_ID, BOS_ID, EOS_ID = 0, 1, 2
@@ -549,7 +559,7 @@ def comparisons_table(comparisons: Sequence[Comparison]) -> str:
 def runs_table(suite: RunResult | None, notebooks: Sequence[RunResult]) -> str:
     rows = []
     for result, seconds_goal, bytes_goal in [(suite, SUITE_SECONDS_GOAL, SUITE_BYTES_GOAL)] + [
-        (notebook, NOTEBOOK_SECONDS_GOAL, None) for notebook in notebooks
+        (notebook, notebook_seconds_goal(notebook.command), None) for notebook in notebooks
     ]:
         if result is None:
             continue
