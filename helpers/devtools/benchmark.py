@@ -71,6 +71,7 @@ def notebook_seconds_goal(command: str) -> float:
             return seconds
     return NOTEBOOK_SECONDS_GOAL
 
+
 # Special ids of the synthetic batches: 0 is padding, 1 is <s>, 2 is </s> (as in helpers.vocab).
 PAD_ID, BOS_ID, EOS_ID = 0, 1, 2
 
