@@ -313,19 +313,6 @@ def test_evaluate_loss_restores_mode_and_is_token_weighted():
     assert value == pytest.approx(reference, rel=1e-5)
 
 
-def test_train_bad_steps_raises():
-    with pytest.raises(ValueError, match="steps"):
-        train(
-            tiny_model(),
-            copy_task(10, 0),
-            copy_task(5, 1),
-            2,
-            steps=0,
-            max_tokens=50,
-            warmup_steps=2,
-        )
-
-
 def test_train_clips_like_clip_grad_norm():
     # train() against a hand-written loop that uses torch.nn.utils.clip_grad_norm_.
     train_examples, valid_examples = copy_task(200, seed=3), copy_task(20, seed=4)
@@ -388,19 +375,18 @@ def test_train_without_clip_norm_records_the_norm_and_does_not_clip():
     assert not all(torch.equal(a, b) for a, b in zip(runs[None][1], runs[0.05][1], strict=True))
 
 
-@pytest.mark.parametrize("clip_norm", [0, -1.0, float("inf"), float("nan"), "1", True])
-def test_train_bad_clip_norm_raises(clip_norm):
-    with pytest.raises(ValueError, match="clip_norm"):
-        train(
-            tiny_model(),
-            copy_task(10, 0),
-            copy_task(5, 1),
-            2,
-            steps=1,
-            max_tokens=50,
-            warmup_steps=2,
-            clip_norm=clip_norm,
-        )
+@pytest.mark.parametrize(
+    ("kwargs", "name"),
+    [({"steps": 0}, "steps"), ({"eval_every": 0}, "eval_every")]
+    + [
+        ({"clip_norm": value}, "clip_norm")
+        for value in (0, -1.0, float("inf"), float("nan"), "1", True)
+    ],
+)
+def test_train_bad_arguments_raise(kwargs, name):
+    arguments = {"steps": 1, "max_tokens": 50, "warmup_steps": 2} | kwargs
+    with pytest.raises(ValueError, match=name):
+        train(tiny_model(), copy_task(10, 0), copy_task(5, 1), 2, **arguments)
 
 
 # ---------------------------------------------------------------- checkpoints
