@@ -58,7 +58,7 @@ train: setup
 
 # The classroom edition: student/notebooks/, every exercise solution replaced by a stub and a hint.
 student: setup
-	$(PY) -m helpers.devtools.student
+	$(PY) -m helpers.devtools.student $(ARGS)
 
 # Not part of `make test`: timings depend on the machine and its load. ARGS=--quick for a smoke
 # run, ARGS=--suite to add the time and memory of the test suite and of each notebook (minutes).

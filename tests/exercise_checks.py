@@ -34,6 +34,26 @@ def raises(*args: Any, **kwargs: Any) -> Any:
     raise RuntimeError("boom")
 
 
+def on_the_gpu(solution: Callable[..., Any]) -> Callable[..., Any]:
+    """solution with its result moved to the GPU: a tensor, or each tensor of a tuple or list of
+    tensors; any other result (a number, a module) is returned as it is."""
+
+    def moved(*args: Any, **kwargs: Any) -> Any:
+        result = solution(*args, **kwargs)
+        if isinstance(result, torch.Tensor):
+            return result.cuda()
+        if (
+            isinstance(result, (tuple, list))
+            and result
+            and all(isinstance(item, torch.Tensor) for item in result)
+        ):
+            items = [item.cuda() for item in result]
+            return tuple(items) if isinstance(result, tuple) else items
+        return result
+
+    return moved
+
+
 class Verdicts:
     """Runs exercise checks and reads the verdict each prints, through pytest's capsys."""
 
@@ -75,8 +95,9 @@ class Verdicts:
         wrong: Iterable[tuple[Any, str]] = (),
     ) -> None:
         """The whole pattern: the solution passes; the stub, a crash, a non-function, an answer of
-        the wrong type and each wrong answer fail with their message; and the check leaves
-        torch's global random generator where it was."""
+        the wrong type and each wrong answer fail with their message; with a GPU, the solution
+        still passes when its tensors are on the GPU; and the check leaves torch's global random
+        generator where it was."""
         state = torch.random.get_rng_state()
         self.passes(check, solution)
         self.fails(check, unfinished, UNFINISHED)
@@ -85,4 +106,6 @@ class Verdicts:
         self.fails(check, returns_a_string)
         for answer, says in wrong:
             self.fails(check, answer, says)
+        if torch.cuda.is_available():
+            self.passes(check, on_the_gpu(solution))
         assert torch.equal(torch.random.get_rng_state(), state), "a check changed the global RNG"

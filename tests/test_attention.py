@@ -219,9 +219,3 @@ CHECKS = [
 @pytest.mark.parametrize(("check", "solution", "wrong"), CHECKS)
 def test_exercise_checks(check, solution, wrong, verdicts):
     verdicts.exercise(check, solution, wrong)
-
-
-@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a GPU")
-@pytest.mark.parametrize(("check", "solution", "wrong"), CHECKS)
-def test_exercise_checks_accept_a_result_on_the_gpu(check, solution, wrong, verdicts):
-    verdicts.passes(check, lambda *args: torch.as_tensor(solution(*args)).cuda())

@@ -231,7 +231,7 @@ def test_report_has_the_command_the_goals_and_the_verdicts():
         [TINY],
         comparisons,
         suite,
-        [notebook],
+        [(Path("notebooks/nb.ipynb"), notebook)],
     )
     assert "`python -m helpers.devtools.benchmark --quick`" in text
     rows = [line for line in text.splitlines() if line.startswith("| ")]
@@ -300,25 +300,122 @@ def test_run_times_record_keeps_the_notebooks_that_passed(tmp_path: Path):
         benchmark.run_times_record("x", info, paths, results[:1])
 
 
-def test_notebooks_flag_times_the_notebooks_and_writes_the_file(tmp_path: Path, monkeypatch):
-    import json
+def test_run_times_record_keeps_the_earlier_time_of_a_failed_notebook():
+    import datetime
 
-    calls = []
+    from helpers.devtools import docs
+
+    paths = [Path(f"notebooks/{stem}.ipynb") for stem in ("00_a", "01_b", "02_c", "03_d")]
+    results = [
+        RunResult("pytest 00_a", 0, 4.04, 1, 1),  # passed: its new time
+        RunResult("pytest 01_b", 1, 9.0, 1, 1),  # failed: its time of the last run
+        RunResult("pytest 02_c", 1, 9.0, 1, 1),  # failed: its time of a run before that
+        RunResult("pytest 03_d", 1, 9.0, 1, 1),  # failed, never measured: left out
+    ]
+    previous = docs.RunTimes(
+        "old command",
+        "old machine",
+        "2026-01-02",
+        {"00_a": 5.0, "01_b": 6.0, "02_c": 7.0, "99_gone": 1.0},
+        {"02_c": "2025-12-30"},
+    )
+    record = benchmark.run_times_record(
+        "new command", {"CPU": "x"}, paths, results, datetime.date(2026, 1, 5), previous
+    )
+    assert record == {
+        "command": "new command",
+        "machine": "CPU x",
+        "date": "2026-01-05",
+        "seconds": {"00_a": 4.0, "01_b": 6.0, "02_c": 7.0},  # 99_gone is no notebook any more
+        "older_times": {"01_b": "2026-01-02", "02_c": "2025-12-30"},
+    }
+    # When every notebook passes, nothing is older and the file has its four keys only.
+    passed = [replace(result, returncode=0) for result in results]
+    record = benchmark.run_times_record(
+        "new", {"CPU": "x"}, paths, passed, datetime.date(2026, 1, 5), previous
+    )
+    assert set(record) == {"command", "machine", "date", "seconds"} and len(record["seconds"]) == 4
+
+
+def fake_notebook_runs(monkeypatch, tmp_path, failing=(), all_fail=False):
+    """bench_notebooks replaced: notebook i takes 1 + i s, and those in failing (or all) fail."""
 
     def fake_bench(paths):
-        calls.append(list(paths))
-        return [RunResult(f"pytest {p}", 0, 1.0 + i, 1, 1) for i, p in enumerate(paths)]
+        return [
+            RunResult(f"pytest {p}", int(all_fail or p.stem in failing), 1.0 + i, 1, 1)
+            for i, p in enumerate(paths)
+        ]
 
     monkeypatch.setattr(benchmark, "bench_notebooks", fake_bench)
     monkeypatch.setattr(benchmark, "RUN_TIMES", tmp_path / "times.json")
+    return tmp_path / "times.json"
+
+
+def test_notebooks_flag_times_the_notebooks_and_writes_the_file(tmp_path: Path, monkeypatch):
+    import json
+
+    times = fake_notebook_runs(monkeypatch, tmp_path)
     assert benchmark.main(["--notebooks"]) == 0
-    assert calls == [benchmark.notebook_paths()]
-    record = json.loads((tmp_path / "times.json").read_text(encoding="utf-8"))
+    record = json.loads(times.read_text(encoding="utf-8"))
     assert record["command"] == "python -m helpers.devtools.benchmark --notebooks"
     assert list(record["seconds"]) == [path.stem for path in benchmark.notebook_paths()]
     assert record["seconds"]["00_overview"] == 1.0
+    assert "older_times" not in record
+
+
+def test_a_failed_notebook_keeps_its_earlier_time_in_the_file(tmp_path: Path, monkeypatch, capsys):
+    import json
+
+    from helpers.devtools import docs
+
+    stems = [path.stem for path in benchmark.notebook_paths()]
+    times = fake_notebook_runs(monkeypatch, tmp_path, failing={stems[0], stems[1]})
+    earlier = {
+        "command": "python -m helpers.devtools.benchmark --suite",
+        "machine": "an earlier machine",
+        "date": "2026-01-02",
+        "seconds": {stems[0]: 50.0},
+    }
+    times.write_text(json.dumps(earlier), encoding="utf-8")
+    assert benchmark.main(["--notebooks"]) == 1
+    err = capsys.readouterr().err
+    assert (
+        f"kept the earlier time of the notebooks that failed: {stems[0]} (from 2026-01-02)" in err
+    )
+    assert f"left out, because they failed and had no earlier time: {stems[1]}" in err
+    loaded = docs.load_run_times(times)  # what `make docs` reads
+    assert loaded.seconds[stems[0]] == 50.0 and stems[1] not in loaded.seconds
+    assert loaded.seconds[stems[2]] == 3.0 and loaded.older_times == {stems[0]: "2026-01-02"}
+    assert loaded.date != "2026-01-02" and loaded.machine != "an earlier machine"
+
+
+def test_the_file_is_not_written_when_every_notebook_fails(tmp_path: Path, monkeypatch, capsys):
+    times = fake_notebook_runs(monkeypatch, tmp_path, all_fail=True)
+    assert benchmark.main(["--notebooks"]) == 1
+    assert not times.exists()
+    times.write_text("the earlier record", encoding="utf-8")
+    assert benchmark.main(["--notebooks"]) == 1
+    assert times.read_text(encoding="utf-8") == "the earlier record"
+    assert "not written: no notebook passed" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "others",
+    [["--quick"], ["--suite"], ["--profile"], ["--rounds", "2"], ["--threads", "1"]],
+)
+def test_notebooks_flag_rejects_the_options_it_would_ignore(others, monkeypatch, capsys):
+    def must_not_run(paths):
+        raise AssertionError("the notebooks were run")
+
+    monkeypatch.setattr(benchmark, "bench_notebooks", must_not_run)
+    with pytest.raises(SystemExit) as exit_info:
+        benchmark.main(["--notebooks", *others])
+    assert exit_info.value.code == 2
+    assert f"--notebooks cannot be combined with {others[0]}:" in capsys.readouterr().err
 
 
 def test_notebook_goals_give_the_training_notebook_two_minutes():
-    assert benchmark.notebook_seconds_goal("python -m pytest -q notebooks/04_masks.ipynb") == 30.0
-    assert benchmark.notebook_seconds_goal("python -m pytest notebooks/11_training.ipynb") == 120.0
+    assert benchmark.notebook_seconds_goal("04_masks") == 30.0
+    assert benchmark.notebook_seconds_goal("11_training") == 120.0
+    assert benchmark.notebook_seconds_goal(Path("notebooks/11_training.ipynb")) == 120.0
+    assert benchmark.notebook_seconds_goal(Path("notebooks/04_masks.ipynb")) == 30.0

@@ -23,12 +23,14 @@ REMOTE = re.compile(r"^\s*(?:[a-z][a-z0-9+.-]*:)?//", re.I)  # http://, https://
 CSS_REMOTE = re.compile(r"""(?:@import\s*(?:url\()?|url\()\s*["']?\s*(?:https?:)?//""", re.I)
 
 # Run times for the site under test: every notebook but the last measured, so that the teacher's
-# page must show both a measured time and "not measured".
+# page must show both a measured time and "not measured"; the second one's time is older (it
+# failed in the run of "date" and kept an earlier time), so the page must show its date.
 RUN_TIMES = {
     "command": "python -m helpers.devtools.benchmark --notebooks",
     "machine": "a test machine with 2 cores",
     "date": "2026-01-02",
     "seconds": {stem: 3.0 + index for index, stem in enumerate(STEMS[:-1])},
+    "older_times": {STEMS[1]: "2025-12-30"},
 }
 
 
@@ -262,7 +264,7 @@ def test_every_stored_figure_is_on_its_page(site, stem):
         if "image/png" in output.get("data", {})
     )
     images = soup(folder / f"{stem}.html").select('img[src^="data:image/png;base64,"]')
-    assert len(images) >= figures
+    assert len(images) == figures
 
 
 def test_progress_bars_show_their_last_state_only(site):
@@ -344,7 +346,10 @@ def test_the_teacher_page_lists_every_notebook(site):
         assert read.startswith(f"≈ {docs.format_minutes(info.read_minutes)} ("), read
         assert f"{info.words:,} words" in read and f"{info.code_lines:,} lines of code" in read
         run = section.select_one("dd.site-run").get_text(strip=True)
-        if path.stem in RUN_TIMES["seconds"]:
+        if path.stem in RUN_TIMES["older_times"]:
+            seconds = docs.format_seconds(RUN_TIMES["seconds"][path.stem])
+            assert run == f"{seconds} (measured on {RUN_TIMES['older_times'][path.stem]})"
+        elif path.stem in RUN_TIMES["seconds"]:
             assert run == docs.format_seconds(RUN_TIMES["seconds"][path.stem])
         else:
             assert run == "not measured"
@@ -353,6 +358,9 @@ def test_the_teacher_page_lists_every_notebook(site):
         assert section.select_one(".site-teaches").get_text(strip=True)
     # The last notebook has no time in the run-times file of this test.
     assert "not measured" in tree.select_one(f"section#nb-{STEMS[-1][:2]}").get_text()
+    assert (
+        "A time followed by a date is older: that notebook failed in the run of 2026-01-02" in text
+    )
 
 
 def test_reading_time_rule():
@@ -440,18 +448,53 @@ def test_load_run_times(tmp_path):
     path.write_text(json.dumps(RUN_TIMES), encoding="utf-8")
     loaded = docs.load_run_times(path)
     assert loaded.command == RUN_TIMES["command"] and loaded.seconds == RUN_TIMES["seconds"]
+    assert loaded.older_times == RUN_TIMES["older_times"]
     assert docs.run_text(loaded, STEMS[0]) == "3 s"
+    assert docs.run_text(loaded, STEMS[1]) == "4 s (measured on 2025-12-30)"
     assert docs.run_text(loaded, STEMS[-1]) == docs.run_text(None, STEMS[0]) == "not measured"
+    without_older = {key: value for key, value in RUN_TIMES.items() if key != "older_times"}
+    path.write_text(json.dumps(without_older), encoding="utf-8")
+    assert docs.load_run_times(path).older_times == {}  # the key is optional
     for bad, message in [
         ("{not json", "not JSON"),
         ("[1, 2]", "got list"),
-        (json.dumps({"command": "x"}), "missing \\['machine', 'date', 'seconds'\\]"),
-        (json.dumps(RUN_TIMES | {"seconds": {"00_overview": "fast"}}), "'seconds'"),
-        (json.dumps(RUN_TIMES | {"seconds": {"00_overview": -1}}), "'seconds'"),
+        (json.dumps({"command": "x"}), "missing ['machine', 'date', 'seconds']"),
+        (
+            json.dumps(RUN_TIMES | {"seconds": {"00": "fast"}}),
+            "'seconds': expected {notebook name: seconds >= 0}, got {'00': 'fast'}",
+        ),
+        (
+            json.dumps(RUN_TIMES | {"seconds": {"00": -1}}),
+            "'seconds': expected {notebook name: seconds >= 0}, got {'00': -1}",
+        ),
+        (
+            json.dumps(RUN_TIMES | {"older_times": {"99_nowhere": "2026-01-01"}}),
+            "'older_times': expected {notebook name in 'seconds': 'YYYY-MM-DD'}, "
+            "got {'99_nowhere': '2026-01-01'}",
+        ),
+        (
+            json.dumps(RUN_TIMES | {"older_times": {STEMS[0]: "last week"}}),
+            "'older_times': expected {notebook name in 'seconds': 'YYYY-MM-DD'}",
+        ),
     ]:
         path.write_text(bad, encoding="utf-8")
-        with pytest.raises(ValueError, match=f"^run times {re.escape(str(path))}: .*{message}"):
+        with pytest.raises(ValueError) as error:
             docs.load_run_times(path)
+        assert str(error.value).startswith(f"{path}: "), str(error.value)
+        assert message in str(error.value)
+
+
+def test_a_bad_run_times_file_is_named_relative_to_the_project(tmp_path, monkeypatch):
+    monkeypatch.setattr(docs, "ROOT", tmp_path)
+    path = tmp_path / "docs" / "notebook_run_times.json"
+    path.parent.mkdir()
+    path.write_text(json.dumps(RUN_TIMES | {"seconds": {"00": "fast"}}), encoding="utf-8")
+    with pytest.raises(ValueError) as error:
+        docs.load_run_times(path)
+    assert str(error.value) == (
+        "docs/notebook_run_times.json: 'seconds': expected {notebook name: seconds >= 0}, "
+        "got {'00': 'fast'}"
+    )
 
 
 def test_the_committed_run_times_are_valid():
@@ -496,6 +539,31 @@ def test_bad_notebooks_folder_and_jobs(tmp_path):
     with pytest.raises(ValueError, match="^jobs: expected a positive int, got 0"):
         docs.build_site(tmp_path / "site", jobs=0)
     assert not (tmp_path / "site").exists(), "nothing is written before the input is checked"
+
+
+def test_a_missing_mathjax_package_is_reported_before_the_old_site_is_emptied(
+    tmp_path, monkeypatch
+):
+    output = tmp_path / "site"
+    docs.prepare_output(output)
+    (output / "index.html").write_text("the previous site", encoding="utf-8")
+
+    def not_installed():
+        raise RuntimeError("jupyter_server_mathjax is not installed")
+
+    monkeypatch.setattr(docs, "mathjax_source", not_installed)
+    with pytest.raises(RuntimeError, match="jupyter_server_mathjax is not installed"):
+        docs.build_site(output)
+    assert (output / "index.html").read_text(encoding="utf-8") == "the previous site"
+
+
+def test_the_jobs_help_says_what_the_default_is(capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        docs.main(["--help"])
+    assert exit_info.value.code == 0
+    help_text = re.sub(r"\s+", " ", capsys.readouterr().out)
+    assert "(default: the CPU count, at most 4)" in help_text
+    assert docs.build_site.__doc__ and "at most 4" in docs.build_site.__doc__
 
 
 def test_the_command_line_reports_bad_arguments(tmp_path, capsys):

@@ -24,12 +24,6 @@ def test_notebooks_are_numbered_in_sequence():
     assert numbers == list(range(len(numbers))), f"numbered 00, 01, ... without gaps: {names}"
 
 
-def test_the_glossary_is_markdown_only():
-    glossary = json.loads(GLOSSARY.read_text(encoding="utf-8"))
-    kinds = {cell["cell_type"] for cell in glossary["cells"]}
-    assert kinds == {"markdown"}, f"glossary.ipynb: expected markdown cells only, found {kinds}"
-
-
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[path.name for path in NOTEBOOKS])
 def test_notebook_is_stored_fresh(path):
     assert notebook_problems(path) == []

@@ -375,8 +375,8 @@ def test_write_student_copy_replaces_an_old_copy_and_copies_other_files(tmp_path
     write(source, "glossary.ipynb", exercise_notebook(("markdown", "x")))
     (source / "figure.png").write_bytes(b"\x89PNG not really")
     (source / ".ipynb_checkpoints").mkdir()
+    student.write_student_copy(tmp_path / "out", source)  # an earlier copy, with a stale file
     stale = tmp_path / "out" / "notebooks" / "99_removed.ipynb"
-    stale.parent.mkdir(parents=True)
     stale.write_text("{}")
     written = student.write_student_copy(tmp_path / "out", source)
     copy = tmp_path / "out" / "notebooks"
@@ -401,10 +401,11 @@ def test_write_student_copy_replaces_an_old_copy_and_copies_other_files(tmp_path
 
 def test_a_bad_solution_cell_leaves_the_old_copy_alone(tmp_path):
     source = tmp_path / "series"
-    write(source, "01_one.ipynb", exercise_notebook(("solution", "x = 1\ndef f():\n    return x")))
+    write(source, "01_one.ipynb", exercise_notebook(("solution", "def f():\n    return 1")))
+    student.write_student_copy(tmp_path / "out", source)
     old = tmp_path / "out" / "notebooks" / "01_one.ipynb"
-    old.parent.mkdir(parents=True)
     old.write_text("my answers")
+    write(source, "01_one.ipynb", exercise_notebook(("solution", "x = 1\ndef f():\n    return x")))
     with pytest.raises(ValueError, match="01_one.ipynb, cell 0"):
         student.write_student_copy(tmp_path / "out", source)
     assert old.read_text() == "my answers"
@@ -438,3 +439,25 @@ def test_main_refuses_to_write_over_the_series(tmp_path, monkeypatch, capsys):
     assert student.main(["--output", str(tmp_path)]) == 1
     assert "make student: output: expected a folder" in capsys.readouterr().err
     assert read(source / "01_one.ipynb").cells[0].metadata.tags == ["keep", "solution"]
+
+
+def test_a_folder_that_is_not_an_earlier_copy_is_left_alone(tmp_path):
+    source = tmp_path / "series"
+    write(source, "01_one.ipynb", exercise_notebook(("solution", "def f():\n    return 1")))
+    other = tmp_path / "other_project"
+    (other / "notebooks").mkdir(parents=True)
+    (other / "notebooks" / "answers.txt").write_text("mine")
+    (other / "README.md").write_text("my readme")
+    with pytest.raises(ValueError, match="^output: .* holds no copy written by `make student`"):
+        student.write_student_copy(other, source)
+    assert (other / "notebooks" / "answers.txt").read_text() == "mine"
+    assert (other / "README.md").read_text() == "my readme"
+    a_file = tmp_path / "a_file"
+    a_file.write_text("x")
+    with pytest.raises(ValueError, match="^output: expected a folder to write the copy into"):
+        student.write_student_copy(a_file, source)
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    student.write_student_copy(empty, source)  # a new or empty folder is fine, and then reusable
+    student.write_student_copy(empty, source)
+    assert (empty / student.MARKER).is_file()

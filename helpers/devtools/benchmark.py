@@ -18,7 +18,9 @@ that a change of machine load hits both alike; each side's time is the median ov
   as ``make test`` runs it) and of each notebook under nbval, measured on the process tree.
 
 ``--suite`` and ``--notebooks`` also write each notebook's time to docs/notebook_run_times.json,
-which the teacher's page of the docs site (``make docs``) shows as the time to run it.
+which the teacher's page of the docs site (``make docs``) shows as the time to run it. A notebook
+that fails keeps the time it had there (its date is then listed under "older_times"); when no
+notebook passes, the file is left as it was.
 
 The output is a markdown table ready to paste into the README, with the command and the machine.
 Timings depend on the machine and its load: compare ratios, not milliseconds. This is not part of
@@ -40,6 +42,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import torch
 import torch.nn.functional as F
@@ -48,6 +51,9 @@ from torch import nn
 from helpers.decoding import greedy_decode
 from helpers.torch_reference import to_torch_reference
 from helpers.transformer import Transformer, TransformerConfig
+
+if TYPE_CHECKING:
+    from helpers.devtools.docs import RunTimes
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = ROOT / "notebooks"
@@ -64,12 +70,9 @@ NOTEBOOK_SECONDS_GOAL = 30.0
 NOTEBOOK_SECONDS_GOALS = {"11_training": 120.0}
 
 
-def notebook_seconds_goal(command: str) -> float:
-    """The time goal of the notebook a command runs: 30 s, or its own where it has one."""
-    for stem, seconds in NOTEBOOK_SECONDS_GOALS.items():
-        if f"{stem}.ipynb" in command:
-            return seconds
-    return NOTEBOOK_SECONDS_GOAL
+def notebook_seconds_goal(notebook: str | Path) -> float:
+    """The time goal of a notebook, given by its stem or path: 30 s, or its own where it has one."""
+    return NOTEBOOK_SECONDS_GOALS.get(Path(notebook).stem, NOTEBOOK_SECONDS_GOAL)
 
 
 # Special ids of the synthetic batches: 0 is padding, 1 is <s>, 2 is </s> (as in helpers.vocab).
@@ -460,12 +463,17 @@ def run_times_record(
     paths: Sequence[Path],
     results: Sequence[RunResult],
     date: datetime.date | None = None,
+    previous: RunTimes | None = None,
 ) -> dict:
-    """What docs/notebook_run_times.json holds: the seconds of each notebook that passed.
+    """What docs/notebook_run_times.json holds after this run, merged with what it held before.
 
-    {"command": ..., "machine": ..., "date": "YYYY-MM-DD", "seconds": {"00_overview": 5.2, ...}}.
-    A notebook whose run failed is left out: its time says nothing about a working notebook, and
-    the teacher's page then shows it as "not measured".
+    {"command": ..., "machine": ..., "date": "YYYY-MM-DD", "seconds": {"00_overview": 5.2, ...}},
+    command, machine and date being this run's. A notebook that passed gets this run's time. One
+    that failed keeps its time in previous (the record before this run, if it has one): a failed
+    run's time says nothing about a working notebook. Such older times are listed, with the date
+    they were measured on, in "older_times": {"11_training": "2026-11-23"}, a key present only
+    when there are some. A failed notebook without an earlier time is left out, and the teacher's
+    page shows it as "not measured"; so are notebooks of previous that are not in paths.
     """
     if len(paths) != len(results):
         raise ValueError(
@@ -473,17 +481,25 @@ def run_times_record(
             f"{len(results)} results"
         )
     date = datetime.date.today() if date is None else date
-    return {
+    seconds: dict[str, float] = {}
+    older_times: dict[str, str] = {}
+    for path, result in zip(paths, results, strict=True):
+        stem = Path(path).stem
+        if result.returncode == 0:
+            seconds[stem] = round(result.seconds, 1)
+        elif previous is not None and stem in previous.seconds:
+            seconds[stem] = previous.seconds[stem]
+            older_times[stem] = previous.older_times.get(stem, previous.date)
+    record = {
         "command": command,
         # The notebooks' kernels set their own thread count: the benchmark's is beside the point.
         "machine": ", ".join(f"{k} {v}" for k, v in info.items() if k != "torch threads"),
         "date": date.isoformat(),
-        "seconds": {
-            Path(path).stem: round(result.seconds, 1)
-            for path, result in zip(paths, results, strict=True)
-            if result.returncode == 0
-        },
+        "seconds": seconds,
     }
+    if older_times:
+        record["older_times"] = older_times
+    return record
 
 
 def write_run_times(record: dict, path: Path | None = None) -> Path:
@@ -557,10 +573,11 @@ def comparisons_table(comparisons: Sequence[Comparison]) -> str:
     return markdown_table(header, rows)
 
 
-def runs_table(suite: RunResult | None, notebooks: Sequence[RunResult]) -> str:
+def runs_table(suite: RunResult | None, notebooks: Sequence[tuple[Path, RunResult]]) -> str:
+    """The table of the suite's run (if any) and of each (notebook path, its run)."""
     rows = []
     for result, seconds_goal, bytes_goal in [(suite, SUITE_SECONDS_GOAL, SUITE_BYTES_GOAL)] + [
-        (notebook, notebook_seconds_goal(notebook.command), None) for notebook in notebooks
+        (notebook, notebook_seconds_goal(path), None) for path, notebook in notebooks
     ]:
         if result is None:
             continue
@@ -590,9 +607,9 @@ def report(
     configs: Sequence[BenchConfig],
     comparisons: Sequence[Comparison],
     suite: RunResult | None = None,
-    notebooks: Sequence[RunResult] = (),
+    notebooks: Sequence[tuple[Path, RunResult]] = (),
 ) -> str:
-    """The markdown block to paste into the README."""
+    """The markdown block to paste into the README; notebooks: (notebook path, its run)."""
     lines = [
         "### Benchmark",
         "",
@@ -622,13 +639,48 @@ def report(
     return "\n".join(lines)
 
 
+def _previous_run_times(path: Path) -> RunTimes | None:
+    """The record in path before this run; None (with a warning) if there is none or it is bad."""
+    from helpers.devtools.docs import load_run_times  # imports nbconvert: only when needed
+
+    try:
+        return load_run_times(path)
+    except ValueError as error:
+        print(f"warning: earlier run times not kept: {error}", file=sys.stderr)
+        return None
+
+
 def _save_run_times(
     command: str, info: dict[str, str], paths: Sequence[Path], results: Sequence[RunResult]
-) -> None:
-    written = write_run_times(run_times_record(command, info, paths, results))
+) -> Path | None:
+    """Merge this run's notebook times into RUN_TIMES and say what was written and kept.
+
+    Nothing is written when no notebook passed. Returns the path written, or None.
+    """
+    path = RUN_TIMES
     failed = [Path(p).stem for p, r in zip(paths, results, strict=True) if r.returncode != 0]
-    note = f"; left out, because they failed: {', '.join(failed)}" if failed else ""
-    print(f"notebook run times written to {written}{note}", file=sys.stderr)
+    if len(failed) == len(results):
+        print(
+            f"notebook run times not written: no notebook passed; {path} is left as it was",
+            file=sys.stderr,
+        )
+        return None
+    record = run_times_record(command, info, paths, results, previous=_previous_run_times(path))
+    written = write_run_times(record, path)
+    older = record.get("older_times", {})
+    notes = []
+    if older:
+        notes.append(
+            "kept the earlier time of the notebooks that failed: "
+            + ", ".join(f"{stem} (from {date})" for stem, date in older.items())
+        )
+    if missing := [stem for stem in failed if stem not in older]:
+        notes.append(f"left out, because they failed and had no earlier time: {', '.join(missing)}")
+    print(
+        f"notebook run times written to {written}" + "".join(f"; {note}" for note in notes),
+        file=sys.stderr,
+    )
+    return written
 
 
 def time_notebooks_only(command: str, info: dict[str, str]) -> int:
@@ -641,7 +693,7 @@ def time_notebooks_only(command: str, info: dict[str, str]) -> int:
         f"Produced by `{command}` on: "
         + "; ".join(f"{key} {value}" for key, value in info.items())
         + ".\n\n"
-        + runs_table(None, results)
+        + runs_table(None, list(zip(paths, results, strict=True)))
     )
     return 0 if all(result.returncode == 0 for result in results) else 1
 
@@ -657,7 +709,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--notebooks",
         action="store_true",
-        help="only time each notebook under nbval and write docs/notebook_run_times.json",
+        help="only time each notebook under nbval and write docs/notebook_run_times.json "
+        "(no other option applies)",
     )
     parser.add_argument("--profile", action="store_true", help="profile one training step")
     parser.add_argument("--rounds", type=int, default=None, help="timed rounds per comparison")
@@ -665,6 +718,26 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--threads", type=int, default=None, help="torch threads (default: torch's)"
     )
     args = parser.parse_args(argv)
+    if args.notebooks:
+        # --notebooks only runs the notebooks (in their own kernels, with their own threads):
+        # any other option would be silently ignored.
+        ignored = [
+            option
+            for option, given in (
+                ("--quick", args.quick),
+                ("--suite", args.suite),
+                ("--profile", args.profile),
+                ("--rounds", args.rounds is not None),
+                ("--threads", args.threads is not None),
+            )
+            if given
+        ]
+        if ignored:
+            parser.error(
+                f"--notebooks cannot be combined with {', '.join(ignored)}: it only times each "
+                "notebook and would ignore every other option (--suite without --notebooks times "
+                "the notebooks along with everything else)"
+            )
     if args.threads is not None:
         if args.threads < 1:
             parser.error(f"--threads: expected a positive int, got {args.threads}")
@@ -692,8 +765,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         suite = bench_suite()
         print("timing each notebook alone under nbval ...", file=sys.stderr, flush=True)
         paths = notebook_paths()
-        notebooks = bench_notebooks(paths)
-        _save_run_times(command, info, paths, notebooks)
+        results = bench_notebooks(paths)
+        _save_run_times(command, info, paths, results)
+        notebooks = list(zip(paths, results, strict=True))
     print(report(command, info, configs, comparisons, suite, notebooks))
     if args.profile:
         print("\n" + profile_training(SMALL))

@@ -76,6 +76,7 @@ MATHJAX_PARTS = (
 )
 MATHJAX_SKIP = ("a11y",)
 
+ISO_DATE = re.compile(r"^\d{4}-\d\d-\d\d$")
 NOTEBOOK_NAME = re.compile(r"^(\d\d)_[a-z0-9_]+$")
 TITLE_LINE = re.compile(r"^#\s+(\d\d)\s*·\s*(.+?)\s*$")
 PAPER_SECTION = re.compile(r"§\s?(\d+(?:\.\d+)*(?:\s*[–-]\s*\d+(?:\.\d+)*)?)")
@@ -292,18 +293,24 @@ def numbered_notebooks(notebooks_dir: Path) -> list[Path]:
 
 @dataclass(frozen=True)
 class RunTimes:
-    """docs/notebook_run_times.json, written by ``python -m helpers.devtools.benchmark``."""
+    """docs/notebook_run_times.json, written by ``python -m helpers.devtools.benchmark``.
+
+    command, machine and date are those of the latest run. older_times: the notebooks that failed
+    in it and kept an earlier run's time, with that time's date ("YYYY-MM-DD").
+    """
 
     command: str
     machine: str
     date: str
     seconds: dict[str, float] = field(default_factory=dict)
+    older_times: dict[str, str] = field(default_factory=dict)
 
 
 def load_run_times(path: Path) -> RunTimes | None:
     """The measured run times, or None when the file does not exist; raises if it is malformed."""
     if not path.exists():
         return None
+    name = _relative(path)
     expected = (
         'expected {"command": str, "machine": str, "date": str, '
         '"seconds": {"00_overview": 5.2, ...}}'
@@ -311,29 +318,35 @@ def load_run_times(path: Path) -> RunTimes | None:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as error:
-        raise ValueError(f"run times {path}: not JSON ({error}); {expected}") from error
+        raise ValueError(f"{name}: not JSON ({error}); {expected}") from error
     if not isinstance(data, dict):
-        raise ValueError(f"run times {path}: {expected}, got {type(data).__name__}")
+        raise ValueError(f"{name}: {expected}, got {type(data).__name__}")
     missing = [key for key in ("command", "machine", "date", "seconds") if key not in data]
     if missing:
-        raise ValueError(f"run times {path}: {expected}, missing {missing}")
+        raise ValueError(f"{name}: {expected}, missing {missing}")
     seconds = data["seconds"]
     if not isinstance(seconds, dict) or not all(
-        isinstance(name, str)
-        and isinstance(value, int | float)
-        and not isinstance(value, bool)
-        and value >= 0
-        for name, value in seconds.items()
+        isinstance(value, int | float) and not isinstance(value, bool) and value >= 0
+        for value in seconds.values()
     ):
         raise ValueError(
-            f"run times {path}: 'seconds' {expected[9:]}: notebook name -> seconds >= 0, "
-            f"got {seconds!r}"
+            f"{name}: 'seconds': expected {{notebook name: seconds >= 0}}, got {seconds!r}"
+        )
+    older_times = data.get("older_times", {})
+    if not isinstance(older_times, dict) or not all(
+        stem in seconds and isinstance(date, str) and ISO_DATE.match(date)
+        for stem, date in older_times.items()
+    ):
+        raise ValueError(
+            f"{name}: 'older_times': expected {{notebook name in 'seconds': 'YYYY-MM-DD'}}, "
+            f"got {older_times!r}"
         )
     return RunTimes(
         str(data["command"]),
         str(data["machine"]),
         str(data["date"]),
-        {name: float(value) for name, value in seconds.items()},
+        {stem: float(value) for stem, value in seconds.items()},
+        dict(older_times),
     )
 
 
@@ -354,10 +367,16 @@ NOT_MEASURED = "not measured"
 
 
 def run_text(run_times: RunTimes | None, stem: str) -> str:
-    """A notebook's measured run time as shown on the teacher's page, or 'not measured'."""
+    """A notebook's measured run time as shown on the teacher's page, or 'not measured'.
+
+    A time older than the file's date (the notebook failed in the latest run) shows its date.
+    """
     if run_times is None or stem not in run_times.seconds:
         return NOT_MEASURED
-    return format_seconds(run_times.seconds[stem])
+    text = format_seconds(run_times.seconds[stem])
+    if stem in run_times.older_times:
+        text += f" (measured on {run_times.older_times[stem]})"
+    return text
 
 
 # ---------------------------------------------------------------- commit and links
@@ -427,9 +446,9 @@ def mathjax_source() -> Path:
     return source
 
 
-def copy_mathjax(destination: Path) -> int:
-    """Copy the MathJax files the site uses; returns their total size in bytes."""
-    source = mathjax_source()
+def copy_mathjax(destination: Path, source: Path | None = None) -> int:
+    """Copy the MathJax files the site uses (from source: mathjax_source()); returns their size."""
+    source = mathjax_source() if source is None else source
     for part in MATHJAX_PARTS:
         origin, target = source / part, destination / part
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -606,6 +625,7 @@ def build_site(
         raise ValueError(f"notebooks: expected the glossary {glossary_path}, found none")
     run_times = load_run_times(run_times_path)
     infos = [notebook_info(path) for path in paths]
+    mathjax = mathjax_source()  # raises if jupyter_server_mathjax is missing: before emptying
     prepare_output(output)
 
     common = {
@@ -625,7 +645,7 @@ def build_site(
 
     (output / "lab.css").write_text(lab_css(site_exporter()), encoding="utf-8")
     shutil.copy2(SITE_CSS, output / "site.css")
-    copy_mathjax(output / "mathjax")
+    copy_mathjax(output / "mathjax", mathjax)
 
     jobs_list = notebook_jobs(infos, glossary_path, common)
     for (path, _, _), html in zip(jobs_list, _render_all(jobs_list, jobs), strict=True):
@@ -685,6 +705,11 @@ def run_times_source(run_times: RunTimes | None, path: Path, measured: int, tota
     ).format(
         command=run_times.command, machine=run_times.machine, date=run_times.date, source=source
     )
+    if run_times.older_times:
+        sentence += Markup(
+            " A time followed by a date is older: that notebook failed in the run of {date}, and "
+            "its time is the one measured on the date shown."
+        ).format(date=run_times.date)
     if measured < total:
         sentence += Markup(
             " It has no time for {n} of the {total} notebooks, which say <em>not measured</em>."
@@ -720,7 +745,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--notebooks", type=Path, default=NOTEBOOKS, help="folder of the notebooks")
     parser.add_argument(
-        "--jobs", type=int, default=None, help="notebooks converted at once (default: CPU count)"
+        "--jobs",
+        type=int,
+        default=None,
+        help="notebooks converted at once (default: the CPU count, at most 4)",
     )
     args = parser.parse_args(argv)
     try:

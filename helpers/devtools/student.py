@@ -30,6 +30,8 @@ from nbformat import NotebookNode
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = ROOT / "notebooks"
+# Left in every copy's folder: only a folder holding it (or a new or empty one) is written into.
+MARKER = ".transformer-student-copy"
 DEFAULT_OUTPUT = ROOT / "student"
 SOLUTION_TAG = "solution"
 EXERCISE_TAG = "exercise"
@@ -200,15 +202,14 @@ def _source(cell: NotebookNode) -> str:
     return "".join(source) if isinstance(source, list) else source
 
 
-def write_student_copy(output: Path, notebooks_dir: Path | None = None) -> list[Path]:
-    """Write output/notebooks/ (the classroom edition of notebooks_dir, by default the series)
-    and output/README.md.
+def check_output(output: Path, notebooks_dir: Path) -> None:
+    """Refuse an output folder the copy must not be written into (ValueError naming output).
 
-    An earlier output/notebooks/ is deleted first. Returns the notebooks written. Raises
-    ValueError when output/notebooks/ would overlap notebooks_dir.
+    The copy replaces output/notebooks/ and output/README.md, so output must be new, empty or a
+    copy written before (it holds the MARKER file), and its notebooks/ must not overlap the series.
     """
-    notebooks_dir = Path(notebooks_dir or NOTEBOOKS).resolve()
-    target = (Path(output) / "notebooks").resolve()
+    output = Path(output)
+    target = (output / "notebooks").resolve()
     if (
         target == notebooks_dir
         or target in notebooks_dir.parents
@@ -217,6 +218,25 @@ def write_student_copy(output: Path, notebooks_dir: Path | None = None) -> list[
         raise ValueError(
             f"output: expected a folder whose notebooks/ is outside {notebooks_dir}, got {output}"
         )
+    if output.exists() and not output.is_dir():
+        raise ValueError(f"output: expected a folder to write the copy into, got a file: {output}")
+    if output.is_dir() and any(output.iterdir()) and not (output / MARKER).is_file():
+        raise ValueError(
+            f"output: {output} is not empty and holds no copy written by `make student` (no "
+            f"{MARKER} file); give a new or empty folder, so that nothing else gets overwritten"
+        )
+
+
+def write_student_copy(output: Path, notebooks_dir: Path | None = None) -> list[Path]:
+    """Write output/notebooks/ (the classroom edition of notebooks_dir, by default the series)
+    and output/README.md.
+
+    An earlier copy in output is replaced. Returns the notebooks written. Raises ValueError when
+    output/notebooks/ would overlap notebooks_dir, or output holds anything but an earlier copy.
+    """
+    notebooks_dir = Path(notebooks_dir or NOTEBOOKS).resolve()
+    check_output(output, notebooks_dir)
+    target = (Path(output) / "notebooks").resolve()
     # Build every notebook before touching the disk: a malformed solution cell leaves no half copy.
     copies: dict[str, NotebookNode | None] = {}
     for path in sorted(notebooks_dir.iterdir()):
@@ -231,6 +251,11 @@ def write_student_copy(output: Path, notebooks_dir: Path | None = None) -> list[
     if target.exists():
         shutil.rmtree(target)
     target.mkdir(parents=True)
+    (target.parent / MARKER).write_text(
+        "Written by `make student` (python -m helpers.devtools.student), which replaces this "
+        "folder's notebooks/ and README.md each time.\n",
+        encoding="utf-8",
+    )
     written = []
     for name, notebook in copies.items():
         if notebook is None:

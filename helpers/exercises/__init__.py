@@ -4,9 +4,13 @@ A check never raises on a wrong or unfinished answer: it prints a one-line verdi
 is right ("✓ …") or wrong ("✗ …") and returns None, so that a notebook cell ending with a check
 shows the verdict and nothing else. A solution function that returns None (the stub in the
 classroom edition, `make student`) counts as unfinished.
+
+A student may compute on a GPU: a check compares a tensor result with its expected values after
+`on_cpu(result)`, once the result's type and shape are known to be right.
 """
 
 import functools
+import numbers
 from collections.abc import Callable
 from typing import Any, ParamSpec
 
@@ -49,3 +53,41 @@ def keeps_random_state(check: Callable[P, None]) -> Callable[P, None]:
             check(*args, **kwargs)
 
     return wrapper
+
+
+def on_cpu(result: torch.Tensor) -> torch.Tensor:
+    """A student's result tensor, detached and on the CPU, to compare with the expected tensor a
+    check builds on the CPU: comparing tensors on two devices raises, a GPU result must pass."""
+    return result.detach().cpu()
+
+
+def tensor_problem(result: object, expected: torch.Tensor, what: str) -> str | None:
+    """A message when result is not a tensor of the expected shape, else None."""
+    if not isinstance(result, torch.Tensor):
+        return f"expected {what} as a torch.Tensor, got {type(result).__name__}"
+    if tuple(result.shape) != tuple(expected.shape):
+        return f"expected {what} of shape {tuple(expected.shape)}, got {tuple(result.shape)}"
+    return None
+
+
+def as_number(result: object) -> float | None:
+    """A Python float from an int, a float, a NumPy scalar or a one-element real tensor (on any
+    device); None for anything else, a bool or a bool tensor included."""
+    if isinstance(result, bool):
+        return None
+    if isinstance(result, numbers.Real):  # int, float and NumPy's numbers, not NumPy's bool
+        return float(result)
+    if (
+        isinstance(result, torch.Tensor)
+        and result.numel() == 1
+        and result.dtype != torch.bool
+        and not result.is_complex()
+    ):
+        return float(result.item())
+    return None
+
+
+def count_parameters(module: torch.nn.Module) -> int:
+    """The number of parameters of module: the truth a parameter-counting exercise is checked
+    against."""
+    return sum(parameter.numel() for parameter in module.parameters())

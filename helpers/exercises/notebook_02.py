@@ -11,13 +11,13 @@ from typing import Any
 import torch
 
 from helpers.embeddings import PositionalEncoding, TokenEmbedding, sinusoidal_table
-from helpers.exercises import call_solution, keeps_random_state, verdict
+from helpers.exercises import call_solution, keeps_random_state, on_cpu, verdict
 
 
 def _as_float64(value: Any) -> torch.Tensor | None:
     """The value as a float64 tensor, or None when it cannot be one."""
     try:
-        return torch.as_tensor(value).detach().to("cpu", torch.float64)
+        return on_cpu(torch.as_tensor(value)).double()
     except (TypeError, ValueError, RuntimeError):
         return None
 

@@ -5,7 +5,7 @@ from collections.abc import Callable
 
 import torch
 
-from helpers.exercises import call_solution, verdict
+from helpers.exercises import call_solution, on_cpu, verdict
 
 
 def _random(*shape: int, seed: int) -> torch.Tensor:
@@ -83,7 +83,7 @@ def check_attention_weights(attention_weights: Callable) -> None:
         )
     if problem is not None:
         return verdict(False, "", problem)
-    result = result.detach().cpu().float()
+    result = on_cpu(result).float()
     scores = query @ key.transpose(-2, -1)
     expected = torch.softmax(scores / math.sqrt(8), dim=-1)
     if torch.allclose(result, expected, atol=1e-5):
@@ -193,7 +193,7 @@ def check_general_scores(general_scores: Callable) -> None:
         )
     if problem is not None:
         return verdict(False, "", problem)
-    result = result.detach().cpu().float()
+    result = on_cpu(result).float()
     expected = torch.einsum("bqd,de,bke->bqk", query, w, key)
     if torch.allclose(result, expected, atol=1e-4):
         return verdict(True, "general_scores computes q^T W k for every (query, key) pair", "")

@@ -5,7 +5,7 @@ from collections.abc import Callable
 import torch
 import torch.nn.functional as F
 
-from helpers.exercises import call_solution, verdict
+from helpers.exercises import call_solution, on_cpu, verdict
 
 
 def _shape_and_dtype_problem(
@@ -33,6 +33,7 @@ def check_padding_mask_from_lengths(padding_mask_from_lengths: Callable) -> None
         )
     if problem is not None:
         return verdict(False, "", problem)
+    result = on_cpu(result)
     expected = (torch.arange(max_len)[None, :] < lengths[:, None])[:, None, None, :]
     if torch.equal(result, expected):
         return verdict(
@@ -61,6 +62,7 @@ def check_to_additive_mask(to_additive_mask: Callable) -> None:
         problem = _shape_and_dtype_problem(result, tuple(mask.shape), torch.float32, "mask.shape")
     if problem is not None:
         return verdict(False, "", problem)
+    result = on_cpu(result)
     expected = torch.zeros(mask.shape).masked_fill(~mask, float("-inf"))
     if torch.equal(result, expected):
         query, key, value = (torch.randn(2, 3, n, 8, generator=generator) for n in (4, 5, 5))
@@ -103,15 +105,16 @@ def check_sliding_window_mask(sliding_window_mask: Callable) -> None:
             )
         if problem is not None:
             return verdict(False, "", f"sliding_window_mask({size}, {window}): {problem}")
+        result = on_cpu(result)
         expected = _sliding_reference(size, window)
-        if torch.equal(result.cpu(), expected):
+        if torch.equal(result, expected):
             continue
-        if result.cpu().triu(diagonal=1).any():
+        if result.triu(diagonal=1).any():
             failure = (
                 "a query may not see later positions: keep only keys j <= i (the lower triangle)"
             )
-        elif torch.equal(result.cpu(), _sliding_reference(size, window + 1)) or torch.equal(
-            result.cpu(), _sliding_reference(size, window - 1)
+        elif torch.equal(result, _sliding_reference(size, window + 1)) or torch.equal(
+            result, _sliding_reference(size, window - 1)
         ):
             failure = (
                 f"off by one: with window={window}, query i should see exactly "

@@ -11,7 +11,13 @@ from collections.abc import Callable
 import torch
 from torch import nn
 
-from helpers.exercises import call_solution, verdict
+from helpers.exercises import (
+    call_solution,
+    count_parameters,
+    on_cpu,
+    tensor_problem,
+    verdict,
+)
 from helpers.multi_head_attention import MultiHeadAttention
 
 
@@ -22,15 +28,6 @@ def _small_attention(seed: int = 0) -> tuple[MultiHeadAttention, torch.Tensor]:
         attention = MultiHeadAttention(d_model=12, n_heads=3).eval()
         x = torch.randn(2, 5, 12)
     return attention, x
-
-
-def _tensor_problem(result: object, expected: torch.Tensor, what: str) -> str | None:
-    """A message when result is not a tensor of the expected shape, else None."""
-    if not isinstance(result, torch.Tensor):
-        return f"expected {what} as a torch.Tensor, got {type(result).__name__}"
-    if tuple(result.shape) != tuple(expected.shape):
-        return f"expected {what} of shape {tuple(expected.shape)}, got {tuple(result.shape)}"
-    return None
 
 
 def check_split_heads(split_heads: Callable) -> None:
@@ -44,11 +41,12 @@ def check_split_heads(split_heads: Callable) -> None:
         expected = x.view(batch, seq_len, n_heads, d_head).transpose(1, 2)
         result, problem = call_solution(split_heads, x.clone(), n_heads)
         if problem is None:
-            problem = _tensor_problem(
+            problem = tensor_problem(
                 result, expected, f"(batch, n_heads, seq_len, d_head) for x {tuple(x.shape)}"
             )
         if problem is not None:
             return verdict(False, "", problem)
+        result = on_cpu(result)
         if torch.equal(result, expected):
             continue
         if torch.equal(result, x.reshape(batch, n_heads, seq_len, d_head)):
@@ -75,9 +73,10 @@ def check_output_as_sum_over_heads(output_as_sum_over_heads: Callable) -> None:
         expected, _ = attention(x, x, x)
         result, problem = call_solution(output_as_sum_over_heads, attention, x.clone())
     if problem is None:
-        problem = _tensor_problem(result, expected, "the output")
+        problem = tensor_problem(result, expected, "the output")
     if problem is not None:
         return verdict(False, "", problem)
+    result = on_cpu(result)
     if torch.allclose(result, expected, atol=1e-5, rtol=1e-5):
         return verdict(
             True,
@@ -110,7 +109,7 @@ def _multi_query_count(d_model: int, n_heads: int) -> int:
         nn.Linear(d_model, d_k),  # values: one head shared by all query heads
         nn.Linear(n_heads * d_k, d_model),  # output projection, as before
     ]
-    return sum(parameter.numel() for layer in layers for parameter in layer.parameters())
+    return sum(count_parameters(layer) for layer in layers)
 
 
 def check_multi_query_parameter_count(multi_query_parameter_count: Callable) -> None:

@@ -9,7 +9,7 @@ from collections.abc import Callable
 import torch
 from torch import nn
 
-from helpers.exercises import call_solution, verdict
+from helpers.exercises import call_solution, on_cpu, verdict
 from helpers.feed_forward import PositionwiseFeedForward
 from helpers.masks import look_ahead_mask
 from helpers.multi_head_attention import MultiHeadAttention
@@ -36,7 +36,7 @@ def check_feed_forward_by_hand(feed_forward_by_hand: Callable) -> None:
                 "x W1 is x @ linear1.weight.T)"
             )
         return verdict(False, "", problem)
-    result = result.detach()
+    result = on_cpu(result)
     if torch.allclose(result, expected, atol=1e-5, rtol=1e-5):
         return verdict(True, "max(0, x W1 + b1) W2 + b2 reproduces the module", "")
     if torch.allclose(result, no_relu, atol=1e-5, rtol=1e-5):
@@ -119,7 +119,7 @@ def check_changed_positions(changed_positions: Callable) -> None:
             if problem is not None:
                 return verdict(False, "", problem)
             try:
-                result = torch.as_tensor(result).to(torch.bool).flatten()
+                result = on_cpu(torch.as_tensor(result)).to(torch.bool).flatten()
             except (TypeError, ValueError, RuntimeError):
                 return verdict(False, "", f"expected {seq_len} booleans, got {result!r}")
             if result.numel() != seq_len:

@@ -4,24 +4,14 @@ Each check draws its inputs inside ``torch.random.fork_rng``, so running a check
 the random numbers the notebook draws afterwards.
 """
 
-import numbers
 from collections.abc import Callable
 
 import torch
 import torch.nn.functional as F
 from torch import nn
 
-from helpers.exercises import call_solution, verdict
+from helpers.exercises import as_number, call_solution, on_cpu, tensor_problem, verdict
 from helpers.sublayers import ResidualSublayer
-
-
-def _tensor_problem(result: object, expected: torch.Tensor, what: str) -> str | None:
-    """A message when result is not a tensor of the expected shape, else None."""
-    if not isinstance(result, torch.Tensor):
-        return f"expected {what} as a torch.Tensor, got {type(result).__name__}"
-    if tuple(result.shape) != tuple(expected.shape):
-        return f"expected {what} of shape {tuple(expected.shape)}, got {tuple(result.shape)}"
-    return None
 
 
 def _close(result: torch.Tensor, expected: torch.Tensor) -> bool:
@@ -39,9 +29,10 @@ def check_rms_norm(rms_norm: Callable) -> None:
     expected = F.rms_norm(x, (8,), gain, eps)
     result, problem = call_solution(rms_norm, x.clone(), gain.clone(), eps)
     if problem is None:
-        problem = _tensor_problem(result, expected, "the normalised x")
+        problem = tensor_problem(result, expected, "the normalised x")
     if problem is not None:
         return verdict(False, "", problem)
+    result = on_cpu(result)
     if _close(result, expected):
         return verdict(True, "rms_norm matches F.rms_norm: x / RMS(x) times the gain", "")
 
@@ -74,14 +65,6 @@ def check_rms_norm(rms_norm: Callable) -> None:
     )
 
 
-def _as_float(value: object) -> float | None:
-    if isinstance(value, torch.Tensor) and value.numel() == 1:
-        return float(value.item())
-    if isinstance(value, numbers.Real) and not isinstance(value, bool):
-        return float(value)
-    return None
-
-
 def check_dropout_moments(dropout_moments: Callable) -> None:
     """dropout_moments(p) -> (mean, variance) of m / (1 - p), m ~ Bernoulli(1 - p)."""
     for p in (0.1, 0.3, 0.5):
@@ -91,7 +74,7 @@ def check_dropout_moments(dropout_moments: Callable) -> None:
             return verdict(False, "", problem)
         if not isinstance(result, (tuple, list)) or len(result) != 2:
             return verdict(False, "", f"expected a pair (mean, variance), got {result!r}")
-        mean, variance = _as_float(result[0]), _as_float(result[1])
+        mean, variance = as_number(result[0]), as_number(result[1])
         if mean is None or variance is None:
             return verdict(False, "", f"expected two numbers (mean, variance), got {result!r}")
         if abs(mean - exact_mean) > 0.01:
@@ -150,9 +133,10 @@ def check_sublayer_step(sublayer_step: Callable) -> None:
                         norm_first,
                     )
                 if problem is None:
-                    problem = _tensor_problem(result, expected, f"the {placement} output")
+                    problem = tensor_problem(result, expected, f"the {placement} output")
                 if problem is not None:
                     return verdict(False, "", problem)
+                result = on_cpu(result)
                 if _close(result, expected):
                     continue
                 if not training:

@@ -10,12 +10,8 @@ from collections.abc import Callable
 import torch
 
 from helpers.encoder import Encoder, EncoderLayer
-from helpers.exercises import call_solution, verdict
+from helpers.exercises import call_solution, count_parameters, on_cpu, verdict
 from helpers.masks import padding_mask
-
-
-def _count(module: torch.nn.Module) -> int:
-    return sum(parameter.numel() for parameter in module.parameters())
 
 
 def check_encoder_layer_forward(encoder_layer_forward: Callable) -> None:
@@ -47,7 +43,7 @@ def check_encoder_layer_forward(encoder_layer_forward: Callable) -> None:
                         f"{name}: expected a tensor of shape {tuple(expected.shape)} like x, "
                         f"got {type(result).__name__} {shape or ''}".rstrip(),
                     )
-                if not torch.allclose(result.float(), expected, atol=1e-5, rtol=1e-5):
+                if not torch.allclose(on_cpu(result).float(), expected, atol=1e-5, rtol=1e-5):
                     hint = (
                         "Post-LN normalises after the residual addition: norm(x + sublayer(x))"
                         if not norm_first
@@ -78,7 +74,7 @@ def check_encoder_parameter_count(encoder_parameter_count: Callable) -> None:
         with torch.random.fork_rng(devices=[]):
             for vocab_size, d_model, d_ff, n_layers, norm_first, n_heads in cases:
                 sizes = (vocab_size, d_model, d_ff, n_layers, norm_first)
-                expected = _count(
+                expected = count_parameters(
                     Encoder(
                         vocab_size,
                         d_model,

@@ -9,12 +9,8 @@ from collections.abc import Callable
 import torch
 
 from helpers.decoder import Decoder, DecoderLayer
-from helpers.exercises import call_solution, verdict
+from helpers.exercises import call_solution, count_parameters, on_cpu, verdict
 from helpers.masks import look_ahead_mask, padding_mask
-
-
-def _count(module: torch.nn.Module) -> int:
-    return sum(parameter.numel() for parameter in module.parameters())
 
 
 def check_decoder_layer_parameters(decoder_layer_parameters: Callable) -> None:
@@ -23,7 +19,7 @@ def check_decoder_layer_parameters(decoder_layer_parameters: Callable) -> None:
     try:
         with torch.random.fork_rng(devices=[]):
             for d_model, d_ff, n_heads in cases:
-                expected = _count(DecoderLayer(d_model, n_heads, d_ff))
+                expected = count_parameters(DecoderLayer(d_model, n_heads, d_ff))
                 result, problem = call_solution(decoder_layer_parameters, d_model, d_ff)
                 if problem:
                     return verdict(False, "", problem)
@@ -86,6 +82,7 @@ def check_decode_without_cache(decode_without_cache: Callable) -> None:
                     "",
                     f"expected shape (batch, tgt_len, d_model) = {tuple(expected.shape)}, got {shape}",
                 )
+            result = on_cpu(result)
             if torch.allclose(result[:, :1], expected[:, :1], atol=1e-5) and not torch.allclose(
                 result, expected, atol=1e-5
             ):
@@ -141,6 +138,7 @@ def check_torch_decoder_masks(torch_decoder_masks: Callable) -> None:
                     "",
                     f"{name}: expected shape {tuple(wanted.shape)}, got {tuple(mask.shape)}",
                 )
+            mask = on_cpu(mask)
             if torch.equal(mask, ~wanted):
                 return verdict(
                     False,

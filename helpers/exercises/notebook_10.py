@@ -11,7 +11,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from helpers.exercises import call_solution, keeps_random_state, verdict
+from helpers.exercises import call_solution, keeps_random_state, on_cpu, verdict
 from helpers.transformer import Transformer, TransformerConfig
 
 
@@ -174,8 +174,9 @@ def check_cached_decode_logits(
         return verdict(
             False, "", f"expected start=0, 1, 2, ..., got {[start for _, _, start in calls]}"
         )
-    if not torch.allclose(result.detach().float(), expected, atol=1e-5, rtol=0):
-        difference = (result.detach().float() - expected).abs().max().item()
+    result = on_cpu(result).float()
+    if not torch.allclose(result, expected, atol=1e-5, rtol=0):
+        difference = (result - expected).abs().max().item()
         return verdict(
             False,
             "",

@@ -7,29 +7,11 @@ unfinished answer.
 import math
 from collections.abc import Callable
 
-import numpy as np
 import torch
 import torch.nn.functional as F
 
-from helpers.exercises import call_solution, verdict
+from helpers.exercises import as_number, call_solution, on_cpu, verdict
 from helpers.training import smoothed_targets, warmup_lambda
-
-
-def _as_float(result) -> float | None:
-    """A Python float from a float, an int, a NumPy scalar or a one-element tensor (on any device);
-    else None."""
-    if isinstance(result, bool):
-        return None
-    if isinstance(result, (int, float, np.floating, np.integer)):
-        return float(result)
-    if (
-        isinstance(result, torch.Tensor)
-        and result.numel() == 1
-        and result.dtype != torch.bool
-        and not result.is_complex()
-    ):
-        return float(result.item())
-    return None
 
 
 def _not_a_number(result, expected: str, fix: str) -> str:
@@ -62,7 +44,7 @@ def check_noam_rate(function: Callable[[int, int, int], float]) -> None:
             )
         if problem is not None:
             return verdict(False, "", problem)
-        value = _as_float(result)
+        value = as_number(result)
         if value is None:
             return verdict(False, "", _not_a_number(result, "a float", "return one number"))
         if math.isclose(value, expected, rel_tol=1e-6):
@@ -104,7 +86,7 @@ def check_padding_fraction(function: Callable[[torch.Tensor, int], float]) -> No
         result, problem = call_solution(function, batch.clone(), pad_id)
         if problem is not None:
             return verdict(False, "", problem)
-        value = _as_float(result)
+        value = as_number(result)
         if value is None:
             return verdict(
                 False,
@@ -152,7 +134,7 @@ def check_smoothed_targets(function: Callable[[torch.Tensor, int, float], torch.
                 f"{where}: expected shape {tuple(expected.shape)} (n, vocab_size), "
                 f"got {tuple(result.shape)}",
             )
-        result = result.detach().cpu().double()
+        result = on_cpu(result).double()
         if torch.allclose(result, expected.double(), atol=1e-6, rtol=0):
             continue
         rows = torch.arange(len(target))
@@ -188,7 +170,7 @@ def check_two_term_smoothing_loss(
         result, problem = call_solution(function, logits.clone(), target.clone(), epsilon, 0)
         if problem is not None:
             return verdict(False, "", problem)
-        value = _as_float(result)
+        value = as_number(result)
         if value is None:
             return verdict(
                 False,

@@ -7,20 +7,7 @@ unfinished answer.
 import math
 from collections.abc import Callable
 
-import torch
-
-from helpers.exercises import call_solution, verdict
-
-
-def _as_number(result) -> float | None:
-    """A float from an int, a float or a one-element tensor; None for anything else."""
-    if isinstance(result, bool):
-        return None
-    if isinstance(result, (int, float)):
-        return float(result)
-    if isinstance(result, torch.Tensor) and result.numel() == 1:
-        return float(result.item())
-    return None
+from helpers.exercises import as_number, call_solution, verdict
 
 
 def _gnmt_penalty(length: int, alpha: float) -> float:
@@ -34,7 +21,7 @@ def check_length_penalty(function: Callable[[int, float], float]) -> None:
         result, problem = call_solution(function, length, alpha)
         if problem is not None:
             return verdict(False, "", problem)
-        value = _as_number(result)
+        value = as_number(result)
         if value is None:
             return verdict(False, "", f"expected a number, got {type(result).__name__}")
         expected = _gnmt_penalty(length, alpha)
@@ -67,7 +54,7 @@ def check_decoder_positions(function: Callable[[int, int], tuple[int, int]]) -> 
                 "",
                 f"expected a pair (with_cache, without_cache), got {type(result).__name__}",
             )
-        values = [_as_number(item) for item in result]
+        values = [as_number(item) for item in result]
         if any(value is None for value in values):
             return verdict(False, "", "expected two numbers (with_cache, without_cache)")
         with_cache, without_cache = values

@@ -10,7 +10,7 @@ import numpy as np
 import torch
 from torch.utils.flop_counter import FlopCounterMode
 
-from helpers.exercises import call_solution, keeps_random_state, verdict
+from helpers.exercises import call_solution, keeps_random_state, on_cpu, verdict
 from helpers.multi_head_attention import MultiHeadAttention
 
 
@@ -104,7 +104,7 @@ def check_prefix_lm_mask(function: Callable[[int, int], torch.Tensor]) -> None:
                 f"length={length}: expected shape {tuple(expected.shape)} (queries x keys), got "
                 f"{tuple(result.shape)}",
             )
-        result = result.cpu()
+        result = on_cpu(result)
         if not torch.equal(result, expected):
             wrong = (result != expected).nonzero()[0].tolist()
             query, key = wrong

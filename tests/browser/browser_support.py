@@ -163,6 +163,14 @@ def _isolated_environment(base: Path) -> dict[str, str]:
 def running_lab_server(start_timeout_s: float = 60) -> Iterator[LabServer]:
     """Start `jupyter lab` on 127.0.0.1 (free port, random token) over a copy of notebooks/."""
     base = Path(tempfile.mkdtemp(prefix="browser-lab-"))
+    try:
+        yield from _serve_lab(base, start_timeout_s)
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def _serve_lab(base: Path, start_timeout_s: float) -> Iterator[LabServer]:
+    """running_lab_server's body, inside `base` (which the caller removes)."""
     root_dir = base / "repository" / "notebooks"
     # A copy: the repository's notebooks must never be changed by a run in the browser. The
     # top-level files go beside it, as in the repository (00 reads ../requirements.txt).
@@ -217,4 +225,3 @@ def running_lab_server(start_timeout_s: float = 60) -> Iterator[LabServer]:
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
-        shutil.rmtree(base, ignore_errors=True)
