@@ -125,21 +125,17 @@ def test_every_page_links_home_and_names_the_commit(site):
 def test_build_commit(tmp_path):
     assert docs.build_commit(tmp_path) == "unknown"  # not a git repository
 
-    def git(*args):
-        subprocess.run(["git", *args], cwd=tmp_path, check=True, capture_output=True)
+    def git(*args) -> str:
+        return subprocess.run(
+            ["git", *args], cwd=tmp_path, check=True, capture_output=True, text=True
+        ).stdout.strip()
 
     git("init", "-q")
     assert docs.build_commit(tmp_path) == "unknown"  # no commit yet
     (tmp_path / "a.txt").write_text("a", encoding="utf-8")
     git("add", "a.txt")
     git("-c", "user.name=t", "-c", "user.email=t@example.org", "commit", "-q", "-m", "a")
-    head = subprocess.run(
-        ["git", "rev-parse", "--short", "HEAD"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.strip()
+    head = git("rev-parse", "--short", "HEAD")
     assert docs.build_commit(tmp_path) == head
     (tmp_path / "a.txt").write_text("b", encoding="utf-8")
     assert docs.build_commit(tmp_path) == f"{head} + uncommitted changes"
