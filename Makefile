@@ -40,17 +40,17 @@ test: setup
 	$(PY) -m pytest -n 2 --dist loadscope
 
 lint: setup
-	$(VENV)/bin/ruff check helpers tests notebooks conftest.py
-	$(VENV)/bin/ruff format --check helpers tests notebooks conftest.py
+	$(VENV)/bin/ruff check helpers tools tests notebooks conftest.py
+	$(VENV)/bin/ruff format --check helpers tools tests notebooks conftest.py
 
 export: setup
-	$(PY) -m helpers.devtools.export
+	$(PY) -m tools.export
 
 # Usage: make notebooks            (all of them)
 #        make notebooks NB=notebooks/03_scaled_dot_product_attention.ipynb
 notebooks: setup
-	$(PY) -m helpers.devtools.export $(if $(NB),--notebook $(NB))
-	$(PY) -m helpers.devtools.run_notebooks $(NB)
+	$(PY) -m tools.export $(if $(NB),--notebook $(NB))
+	$(PY) -m tools.run_notebooks $(NB)
 
 # The small model notebook 12 analyses; deterministic, about ten minutes on a 2-core CPU.
 train: setup
@@ -58,17 +58,17 @@ train: setup
 
 # The classroom edition: student/notebooks/, every exercise solution replaced by a stub and a hint.
 student: setup
-	$(PY) -m helpers.devtools.student $(ARGS)
+	$(PY) -m tools.student $(ARGS)
 
 # Not part of `make test`: timings depend on the machine and its load. ARGS=--quick for a smoke
 # run, ARGS=--suite to add the time and memory of the test suite and of each notebook (minutes).
 # --suite and --notebooks (each notebook only) write docs/notebook_run_times.json for `make docs`.
 bench: setup
-	$(PY) -m helpers.devtools.benchmark $(ARGS)
+	$(PY) -m tools.benchmark $(ARGS)
 
 # The notebooks as a static website, from their stored outputs (nothing is re-run); works offline.
 docs: setup
-	$(PY) -m helpers.devtools.docs $(ARGS)
+	$(PY) -m tools.docs $(ARGS)
 
 # Not part of `make test` (a few minutes): Debian's chromium, driven by Playwright, runs notebooks
 # 00, 04 and 12 through JupyterLab's UI and opens every page of the freshly built site; only

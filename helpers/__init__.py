@@ -1,37 +1,79 @@
 """The code behind the notebooks of "Transformer, step by step".
 
-Layers, each importing only those above it in this list:
+Folders, each importing only those above it in this list:
 
-- display utilities, hand-written: ``notebook_setup``, ``shapes``, ``plots``;
-- the model's parts and the model, generated from the notebooks by ``make export`` (each file says
-  which notebook it comes from);
-- the corpus generator, hand-written and standalone: ``corpus``;
-- maintenance tools: ``helpers.devtools`` (exporter, notebook runner, freshness checks).
+- ``helpers.display`` (hand-written): notebook setup, shape tables, heatmaps; knows nothing of
+  the model;
+- ``helpers.text`` (generated from notebook 01): vocabularies and batches of token ids;
+- ``helpers.model`` (generated from notebooks 02-10): the model's parts, the Transformer, and
+  the same model built from PyTorch's layers;
+- ``helpers.pipeline`` (generated from notebooks 11-12): training, decoding, evaluation;
+- ``helpers.analysis`` (generated from notebook 13): cost meters and the alternatives to
+  self-attention;
+- ``helpers.data`` (hand-written, pure Python): the generated German-English corpus;
+- ``helpers.pretrained``, ``helpers.paths`` (hand-written): the shipped model, where files are;
+- ``helpers.exercises`` (hand-written): the checks behind each notebook's exercises.
+
+Generated folders are written by ``make export`` from the cells of the notebooks marked
+``#| export folder.module``: change the notebook, never the file. The maintenance tools (exporter,
+notebook runner, benchmark, website, classroom edition) live outside the package, in ``tools/``.
+
+Everything below is importable from here (``from helpers import Transformer``) and is loaded on
+first use, so ``import helpers.data.corpus`` costs only what the corpus costs.
 """
 
-from helpers.notebook_setup import pick_device, seed_everything, setup_notebook
-from helpers.plots import plot_heatmap, plot_heatmap_grid
-from helpers.shapes import shape_table, show_shapes, show_trace, trace_shapes
-from helpers.torch_reference import TorchReferenceTransformer, to_torch_reference
-from helpers.transformer import AttentionWeights, Transformer, TransformerConfig
-from helpers.vocab import Vocab, make_batch, pad_sequences
+from __future__ import annotations
 
-__all__ = [
-    "AttentionWeights",
-    "TorchReferenceTransformer",
-    "Transformer",
-    "TransformerConfig",
-    "Vocab",
-    "make_batch",
-    "pad_sequences",
-    "to_torch_reference",
-    "pick_device",
-    "plot_heatmap",
-    "plot_heatmap_grid",
-    "seed_everything",
-    "setup_notebook",
-    "shape_table",
-    "show_shapes",
-    "show_trace",
-    "trace_shapes",
-]
+import importlib
+from typing import Any
+
+# Public name -> the module that defines it.
+_EXPORTS = {
+    # display
+    "setup_notebook": "helpers.display.setup",
+    "seed_everything": "helpers.display.setup",
+    "pick_device": "helpers.display.setup",
+    "show_shapes": "helpers.display.shapes",
+    "show_trace": "helpers.display.shapes",
+    "shape_table": "helpers.display.shapes",
+    "trace_shapes": "helpers.display.shapes",
+    "plot_heatmap": "helpers.display.plots",
+    "plot_heatmap_grid": "helpers.display.plots",
+    # text
+    "Vocab": "helpers.text.vocab",
+    "make_batch": "helpers.text.vocab",
+    "pad_sequences": "helpers.text.vocab",
+    # model
+    "MultiHeadAttention": "helpers.model.multi_head_attention",
+    "Transformer": "helpers.model.transformer",
+    "TransformerConfig": "helpers.model.transformer",
+    "AttentionWeights": "helpers.model.transformer",
+    "TorchReferenceTransformer": "helpers.model.torch_reference",
+    "to_torch_reference": "helpers.model.torch_reference",
+    # pipeline
+    "train": "helpers.pipeline.training",
+    "save_checkpoint": "helpers.pipeline.training",
+    "load_checkpoint": "helpers.pipeline.training",
+    "greedy_decode": "helpers.pipeline.decoding",
+    "beam_search": "helpers.pipeline.decoding",
+    "translate": "helpers.pipeline.decoding",
+    "corpus_bleu": "helpers.pipeline.evaluation",
+    # data and the shipped model
+    "load_corpus": "helpers.data.corpus",
+    "load_pretrained": "helpers.pretrained",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'helpers' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value  # later look-ups skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

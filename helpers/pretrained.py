@@ -2,7 +2,7 @@
 
     make train        # or: python -m helpers.pretrained
 
-trains it from scratch on the generated corpus (``helpers.corpus``), deterministically, on the
+trains it from scratch on the generated corpus (``helpers.data.corpus``), deterministically, on the
 CPU, and writes ``checkpoints/de_en_small/`` (weights, config, vocabularies, and metadata: the
 recipe, data seed, steps, final validation loss, test BLEU, the weights' SHA-256).
 ``load_pretrained()`` returns ``(model, src_vocab, tgt_vocab)`` from there.
@@ -18,16 +18,16 @@ from pathlib import Path
 
 import torch
 
-from helpers.corpus import CORPUS_SEED, load_corpus
-from helpers.decoding import translate
-from helpers.evaluation import corpus_bleu
-from helpers.notebook_setup import seed_everything
-from helpers.training import encode_pairs, load_checkpoint, save_checkpoint, train
-from helpers.transformer import Transformer, TransformerConfig
-from helpers.vocab import Vocab
+from helpers.data.corpus import CORPUS_SEED, load_corpus
+from helpers.display.setup import seed_everything
+from helpers.model.transformer import Transformer, TransformerConfig
+from helpers.paths import CHECKPOINTS_DIR
+from helpers.pipeline.decoding import translate
+from helpers.pipeline.evaluation import corpus_bleu
+from helpers.pipeline.training import encode_pairs, load_checkpoint, save_checkpoint, train
+from helpers.text.vocab import Vocab
 
-ROOT = Path(__file__).resolve().parents[1]
-CHECKPOINT_DIR = ROOT / "checkpoints" / "de_en_small"
+CHECKPOINT_DIR = CHECKPOINTS_DIR / "de_en_small"
 REBUILD_COMMAND = "make train"
 
 # Everything that decides the shipped weights. Changing any value means running `make train`.

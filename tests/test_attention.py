@@ -1,4 +1,4 @@
-"""helpers.attention (notebook 03) and the checks of notebook 03's exercises."""
+"""helpers.model.attention (notebook 03) and the checks of notebook 03's exercises."""
 
 import math
 import warnings
@@ -8,12 +8,12 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from helpers.attention import scaled_dot_product_attention
 from helpers.exercises.notebook_03 import (
     check_attention_weights,
     check_general_scores,
     check_score_scale,
 )
+from helpers.model.attention import scaled_dot_product_attention
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""helpers.devtools.benchmark: its building blocks are correct. Nothing here times anything.
+"""tools.benchmark: its building blocks are correct. Nothing here times anything.
 
 The two attention paths of MultiHeadAttention (explicit with need_weights=True, fused without)
 are checked equal in tests/test_multi_head_attention.py::test_fast_path_equals_explicit_path and,
@@ -15,8 +15,9 @@ from pathlib import Path
 import pytest
 import torch
 
-from helpers.devtools import benchmark
-from helpers.devtools.benchmark import (
+from helpers.model.transformer import Transformer
+from tools import benchmark
+from tools.benchmark import (
     BenchConfig,
     Comparison,
     RunResult,
@@ -32,7 +33,6 @@ from helpers.devtools.benchmark import (
     training_pair,
     training_step,
 )
-from helpers.transformer import Transformer
 
 TINY = BenchConfig("tiny", 16, 2, 1, 32, 50, batch=3, length=5, decode_batch=2)
 
@@ -226,14 +226,14 @@ def test_report_has_the_command_the_goals_and_the_verdicts():
     suite = RunResult(f"{sys.executable} -m pytest -n 2", 0, 100.0, 4 * 2**30, 2 * 2**30)
     notebook = RunResult(f"{sys.executable} -m pytest -q nb.ipynb", 1, 5.0, 2**30, 0)
     text = report(
-        "python -m helpers.devtools.benchmark --quick",
+        "python -m tools.benchmark --quick",
         {"CPU": "x"},
         [TINY],
         comparisons,
         suite,
         [(Path("notebooks/nb.ipynb"), notebook)],
     )
-    assert "`python -m helpers.devtools.benchmark --quick`" in text
+    assert "`python -m tools.benchmark --quick`" in text
     rows = [line for line in text.splitlines() if line.startswith("| ")]
     assert rows[1].endswith("| 1.11x | >= 1.0x | yes |")
     assert rows[2].endswith("| 2.00x | >= 3.0x | **no** |")
@@ -272,7 +272,7 @@ def test_bench_configs_are_the_issue_s():
 def test_run_times_record_keeps_the_notebooks_that_passed(tmp_path: Path):
     import datetime
 
-    from helpers.devtools import docs
+    from tools import docs
 
     paths = [Path("notebooks/00_overview.ipynb"), Path("notebooks/01_tokens.ipynb")]
     results = [
@@ -281,14 +281,14 @@ def test_run_times_record_keeps_the_notebooks_that_passed(tmp_path: Path):
     ]
     info = {"CPU": "x", "cores": "2", "torch threads": "1"}
     record = benchmark.run_times_record(
-        "python -m helpers.devtools.benchmark --notebooks",
+        "python -m tools.benchmark --notebooks",
         info,
         paths,
         results,
         date=datetime.date(2026, 1, 2),
     )
     assert record == {
-        "command": "python -m helpers.devtools.benchmark --notebooks",
+        "command": "python -m tools.benchmark --notebooks",
         "machine": "CPU x, cores 2",
         "date": "2026-01-02",
         "seconds": {"00_overview": 5.2},  # the failed notebook is left out
@@ -303,7 +303,7 @@ def test_run_times_record_keeps_the_notebooks_that_passed(tmp_path: Path):
 def test_run_times_record_keeps_the_earlier_time_of_a_failed_notebook():
     import datetime
 
-    from helpers.devtools import docs
+    from tools import docs
 
     paths = [Path(f"notebooks/{stem}.ipynb") for stem in ("00_a", "01_b", "02_c", "03_d")]
     results = [
@@ -357,7 +357,7 @@ def test_notebooks_flag_times_the_notebooks_and_writes_the_file(tmp_path: Path, 
     times = fake_notebook_runs(monkeypatch, tmp_path)
     assert benchmark.main(["--notebooks"]) == 0
     record = json.loads(times.read_text(encoding="utf-8"))
-    assert record["command"] == "python -m helpers.devtools.benchmark --notebooks"
+    assert record["command"] == "python -m tools.benchmark --notebooks"
     assert list(record["seconds"]) == [path.stem for path in benchmark.notebook_paths()]
     assert record["seconds"]["00_overview"] == 1.0
     assert "older_times" not in record
@@ -366,12 +366,12 @@ def test_notebooks_flag_times_the_notebooks_and_writes_the_file(tmp_path: Path, 
 def test_a_failed_notebook_keeps_its_earlier_time_in_the_file(tmp_path: Path, monkeypatch, capsys):
     import json
 
-    from helpers.devtools import docs
+    from tools import docs
 
     stems = [path.stem for path in benchmark.notebook_paths()]
     times = fake_notebook_runs(monkeypatch, tmp_path, failing={stems[0], stems[1]})
     earlier = {
-        "command": "python -m helpers.devtools.benchmark --suite",
+        "command": "python -m tools.benchmark --suite",
         "machine": "an earlier machine",
         "date": "2026-01-02",
         "seconds": {stems[0]: 50.0},

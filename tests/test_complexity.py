@@ -1,4 +1,4 @@
-"""helpers.complexity (notebook 13): restricted attention, the cost meter, path lengths, slopes."""
+"""helpers.analysis.complexity (notebook 13): restricted attention, the cost meter, path lengths, slopes."""
 
 import math
 
@@ -7,7 +7,7 @@ import torch
 from torch import nn
 from torch.utils.flop_counter import FlopCounterMode
 
-from helpers.complexity import (
+from helpers.analysis.complexity import (
     CostMeter,
     RestrictedSelfAttention,
     local_attention,
@@ -17,7 +17,7 @@ from helpers.complexity import (
     measure,
 )
 from helpers.exercises import notebook_13
-from helpers.multi_head_attention import MultiHeadAttention
+from helpers.model.multi_head_attention import MultiHeadAttention
 
 
 @pytest.fixture(autouse=True)

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from helpers import corpus
-from helpers.corpus import CORPUS_SEED, PATTERNS, SPLITS, load_corpus
+from helpers.data import corpus
+from helpers.data.corpus import CORPUS_SEED, PATTERNS, SPLITS, load_corpus
 
 CORPUS_FILE = Path(corpus.__file__).resolve()
 

@@ -1,16 +1,16 @@
-"""helpers.decoder (notebook 09): shapes, PyTorch equivalence, causality, padding, cache, exercises."""
+"""helpers.model.decoder (notebook 09): shapes, PyTorch equivalence, causality, padding, cache, exercises."""
 
 import pytest
 import torch
 from torch import nn
 
-from helpers.decoder import Decoder, DecoderLayer
 from helpers.exercises.notebook_09 import (
     check_decode_without_cache,
     check_decoder_layer_parameters,
     check_torch_decoder_masks,
 )
-from helpers.masks import decoder_self_attention_mask, look_ahead_mask, padding_mask
+from helpers.model.decoder import Decoder, DecoderLayer
+from helpers.model.masks import decoder_self_attention_mask, look_ahead_mask, padding_mask
 
 D_MODEL, N_HEADS, D_FF, N_LAYERS, VOCAB = 16, 4, 32, 2, 20
 PAD = 0

@@ -1,12 +1,14 @@
-"""helpers.decoding (notebook 12): the KV cache is exact, beam search's rules, translate's edges."""
+"""helpers.pipeline.decoding (notebook 12): the KV cache is exact, beam search's rules, translate's edges."""
 
 import math
 
 import pytest
 import torch
 
-from helpers.corpus import load_corpus
-from helpers.decoding import (
+from helpers.data.corpus import load_corpus
+from helpers.exercises import notebook_12
+from helpers.model.transformer import Transformer, TransformerConfig
+from helpers.pipeline.decoding import (
     _beam_search_one,
     beam_search,
     forbid_special_tokens,
@@ -16,10 +18,8 @@ from helpers.decoding import (
     tokenize,
     translate,
 )
-from helpers.exercises import notebook_12
 from helpers.pretrained import load_pretrained
-from helpers.transformer import Transformer, TransformerConfig
-from helpers.vocab import Vocab, pad_sequences
+from helpers.text.vocab import Vocab, pad_sequences
 
 PAD, UNK, BOS, EOS = 0, 1, 2, 3
 

@@ -1,4 +1,4 @@
-"""helpers.devtools.docs: the offline site of `make docs`.
+"""tools.docs: the offline site of `make docs`.
 
 The site is built once for this module, from the real notebooks, into a temporary folder; the tests
 then read it as a browser would have to: every page there, links that lead somewhere, nothing
@@ -15,7 +15,7 @@ import nbformat
 import pytest
 from bs4 import BeautifulSoup
 
-from helpers.devtools import docs
+from tools import docs
 
 NOTEBOOK_PATHS = docs.numbered_notebooks(docs.NOTEBOOKS)
 STEMS = [path.stem for path in NOTEBOOK_PATHS]
@@ -26,7 +26,7 @@ CSS_REMOTE = re.compile(r"""(?:@import\s*(?:url\()?|url\()\s*["']?\s*(?:https?:)
 # page must show both a measured time and "not measured"; the second one's time is older (it
 # failed in the run of "date" and kept an earlier time), so the page must show its date.
 RUN_TIMES = {
-    "command": "python -m helpers.devtools.benchmark --notebooks",
+    "command": "python -m tools.benchmark --notebooks",
     "machine": "a test machine with 2 cores",
     "date": "2026-01-02",
     "seconds": {stem: 3.0 + index for index, stem in enumerate(STEMS[:-1])},

@@ -1,4 +1,4 @@
-"""helpers.embeddings (notebook 02) and the checks of notebook 02's exercises."""
+"""helpers.model.embeddings (notebook 02) and the checks of notebook 02's exercises."""
 
 import math
 
@@ -6,12 +6,12 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from helpers.embeddings import PositionalEncoding, TokenEmbedding, sinusoidal_table
 from helpers.exercises.notebook_02 import (
     check_dot_product_at_offset,
     check_embed_with_positions,
     check_wavelengths,
 )
+from helpers.model.embeddings import PositionalEncoding, TokenEmbedding, sinusoidal_table
 
 
 def assert_near(actual: torch.Tensor, expected: torch.Tensor, atol: float = 1e-6) -> None:

@@ -1,4 +1,4 @@
-"""helpers.encoder (notebook 08): shapes, equivalence with PyTorch, padding, bad input, exercises."""
+"""helpers.model.encoder (notebook 08): shapes, equivalence with PyTorch, padding, bad input, exercises."""
 
 import math
 
@@ -6,14 +6,14 @@ import pytest
 import torch
 from torch import nn
 
-from helpers.embeddings import sinusoidal_table
-from helpers.encoder import Encoder, EncoderLayer
 from helpers.exercises.notebook_08 import (
     check_encoder_layer_forward,
     check_encoder_parameter_count,
     check_matching_embedding_std,
 )
-from helpers.masks import padding_mask
+from helpers.model.embeddings import sinusoidal_table
+from helpers.model.encoder import Encoder, EncoderLayer
+from helpers.model.masks import padding_mask
 
 D_MODEL, N_HEADS, D_FF, N_LAYERS, VOCAB = 16, 4, 32, 2, 20
 PAD = 0

@@ -1,9 +1,9 @@
-"""helpers.evaluation (notebook 12): BLEU as sacrebleu computes it, exact match, bad input."""
+"""helpers.pipeline.evaluation (notebook 12): BLEU as sacrebleu computes it, exact match, bad input."""
 
 import pytest
 import sacrebleu
 
-from helpers.evaluation import corpus_bleu, exact_match
+from helpers.pipeline.evaluation import corpus_bleu, exact_match
 
 REFERENCES = [
     "the man drinks a beer",

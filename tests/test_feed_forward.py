@@ -5,7 +5,7 @@ import torch
 from torch import nn
 
 from helpers.exercises import notebook_06
-from helpers.feed_forward import PositionwiseFeedForward
+from helpers.model.feed_forward import PositionwiseFeedForward
 
 D_MODEL, D_FF = 8, 32
 

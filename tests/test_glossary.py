@@ -11,7 +11,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from helpers.devtools.notebook_format import KERNELSPEC
+from tools.notebook_format import KERNELSPEC
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS_DIR = ROOT / "notebooks"

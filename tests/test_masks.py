@@ -1,16 +1,16 @@
-"""helpers.masks (notebook 04) and the checks of notebook 04's exercises."""
+"""helpers.model.masks (notebook 04) and the checks of notebook 04's exercises."""
 
 import pytest
 import torch
 import torch.nn.functional as F
 
-from helpers.attention import scaled_dot_product_attention
 from helpers.exercises.notebook_04 import (
     check_padding_mask_from_lengths,
     check_sliding_window_mask,
     check_to_additive_mask,
 )
-from helpers.masks import decoder_self_attention_mask, look_ahead_mask, padding_mask
+from helpers.model.attention import scaled_dot_product_attention
+from helpers.model.masks import decoder_self_attention_mask, look_ahead_mask, padding_mask
 
 PAD = 0
 IDS = torch.tensor([[5, 6, 7, 8], [5, 6, PAD, PAD]])

@@ -5,10 +5,10 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from helpers.attention import scaled_dot_product_attention
 from helpers.exercises import notebook_05
-from helpers.masks import look_ahead_mask, padding_mask
-from helpers.multi_head_attention import KVCache, MultiHeadAttention
+from helpers.model.attention import scaled_dot_product_attention
+from helpers.model.masks import look_ahead_mask, padding_mask
+from helpers.model.multi_head_attention import KVCache, MultiHeadAttention
 
 D_MODEL, N_HEADS = 16, 4
 ATOL = RTOL = 1e-5

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers.devtools.freshness import notebook_problems
+from tools.freshness import notebook_problems
 
 ROOT = Path(__file__).resolve().parents[1]
 # The glossary is the one notebook that is not a lesson: no number, no code (tests/test_glossary.py).

@@ -6,11 +6,11 @@ import shutil
 import pytest
 import torch
 
-from helpers.corpus import load_corpus
-from helpers.decoding import translate
-from helpers.evaluation import corpus_bleu
+from helpers.data.corpus import load_corpus
+from helpers.pipeline.decoding import translate
+from helpers.pipeline.evaluation import corpus_bleu
+from helpers.pipeline.training import file_sha256
 from helpers.pretrained import CHECKPOINT_DIR, RECIPE, load_pretrained, pretrained_metadata
-from helpers.training import file_sha256
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,4 @@
-"""The classroom edition (`make student`, helpers/devtools/student.py).
+"""The classroom edition (`make student`, tools/student.py).
 
 What a student gets must run: every cell of the copy that is not a stub is the original cell, so
 strict nbval over notebooks/ already proves that the copy runs up to the exercises. What is left
@@ -17,8 +17,8 @@ import pytest
 from nbclient import NotebookClient
 from nbformat import NotebookNode
 
-from helpers.devtools import student
-from helpers.devtools.notebook_format import KERNELSPEC
+from tools import student
+from tools.notebook_format import KERNELSPEC
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"

@@ -6,7 +6,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from helpers.exercises import notebook_07
-from helpers.sublayers import ResidualSublayer
+from helpers.model.sublayers import ResidualSublayer
 
 D_MODEL = 8
 

@@ -1,11 +1,11 @@
-"""helpers.torch_reference (notebook 10): the model equals one built from torch.nn layers."""
+"""helpers.model.torch_reference (notebook 10): the model equals one built from torch.nn layers."""
 
 import pytest
 import torch
 from torch import nn
 
-from helpers.torch_reference import TorchReferenceTransformer, to_torch_reference
-from helpers.transformer import Transformer, TransformerConfig
+from helpers.model.torch_reference import TorchReferenceTransformer, to_torch_reference
+from helpers.model.transformer import Transformer, TransformerConfig
 
 TOLERANCE = 1e-5
 

@@ -1,4 +1,4 @@
-"""helpers.training (notebook 11): batching, label smoothing, schedule, training loop, checkpoints."""
+"""helpers.pipeline.training (notebook 11): batching, label smoothing, schedule, training loop, checkpoints."""
 
 import json
 import math
@@ -9,7 +9,8 @@ import torch
 import torch.nn.functional as F
 
 from helpers.exercises import notebook_11
-from helpers.training import (
+from helpers.model.transformer import Transformer, TransformerConfig
+from helpers.pipeline.training import (
     History,
     batches_forever,
     collate,
@@ -25,8 +26,7 @@ from helpers.training import (
     train,
     warmup_lambda,
 )
-from helpers.transformer import Transformer, TransformerConfig
-from helpers.vocab import Vocab
+from helpers.text.vocab import Vocab
 
 
 @pytest.fixture(autouse=True)

@@ -1,4 +1,4 @@
-"""helpers.transformer (notebook 10): shapes, sharing, Table 3 counts, causality, caching, bad input."""
+"""helpers.model.transformer (notebook 10): shapes, sharing, Table 3 counts, causality, caching, bad input."""
 
 import math
 
@@ -8,7 +8,7 @@ import torch
 from torch import nn
 
 from helpers.exercises import notebook_10
-from helpers.transformer import AttentionWeights, Transformer, TransformerConfig
+from helpers.model.transformer import AttentionWeights, Transformer, TransformerConfig
 
 
 @pytest.fixture(autouse=True)

@@ -1,4 +1,4 @@
-"""helpers.vocab (notebook 01) and the checks of notebook 01's exercises."""
+"""helpers.text.vocab (notebook 01) and the checks of notebook 01's exercises."""
 
 import pytest
 import torch
@@ -8,7 +8,7 @@ from helpers.exercises.notebook_01 import (
     check_padding_fraction,
     check_shift_right,
 )
-from helpers.vocab import BOS, EOS, PAD, SPECIAL_TOKENS, UNK, Vocab, make_batch, pad_sequences
+from helpers.text.vocab import BOS, EOS, PAD, SPECIAL_TOKENS, UNK, Vocab, make_batch, pad_sequences
 
 PAIRS = [
     ("ich mochte ein bier", "i want a beer"),

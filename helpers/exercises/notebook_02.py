@@ -10,8 +10,8 @@ from typing import Any
 
 import torch
 
-from helpers.embeddings import PositionalEncoding, TokenEmbedding, sinusoidal_table
 from helpers.exercises import call_solution, keeps_random_state, on_cpu, verdict
+from helpers.model.embeddings import PositionalEncoding, TokenEmbedding, sinusoidal_table
 
 
 def _as_float64(value: Any) -> torch.Tensor | None:

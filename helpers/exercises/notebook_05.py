@@ -18,7 +18,7 @@ from helpers.exercises import (
     tensor_problem,
     verdict,
 )
-from helpers.multi_head_attention import MultiHeadAttention
+from helpers.model.multi_head_attention import MultiHeadAttention
 
 
 def _small_attention(seed: int = 0) -> tuple[MultiHeadAttention, torch.Tensor]:

@@ -10,9 +10,9 @@ import torch
 from torch import nn
 
 from helpers.exercises import call_solution, on_cpu, verdict
-from helpers.feed_forward import PositionwiseFeedForward
-from helpers.masks import look_ahead_mask
-from helpers.multi_head_attention import MultiHeadAttention
+from helpers.model.feed_forward import PositionwiseFeedForward
+from helpers.model.masks import look_ahead_mask
+from helpers.model.multi_head_attention import MultiHeadAttention
 
 
 def check_feed_forward_by_hand(feed_forward_by_hand: Callable) -> None:

@@ -11,7 +11,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from helpers.exercises import as_number, call_solution, on_cpu, tensor_problem, verdict
-from helpers.sublayers import ResidualSublayer
+from helpers.model.sublayers import ResidualSublayer
 
 
 def _close(result: torch.Tensor, expected: torch.Tensor) -> bool:

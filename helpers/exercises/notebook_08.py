@@ -9,9 +9,9 @@ from collections.abc import Callable
 
 import torch
 
-from helpers.encoder import Encoder, EncoderLayer
 from helpers.exercises import call_solution, count_parameters, on_cpu, verdict
-from helpers.masks import padding_mask
+from helpers.model.encoder import Encoder, EncoderLayer
+from helpers.model.masks import padding_mask
 
 
 def check_encoder_layer_forward(encoder_layer_forward: Callable) -> None:

@@ -8,9 +8,9 @@ from collections.abc import Callable
 
 import torch
 
-from helpers.decoder import Decoder, DecoderLayer
 from helpers.exercises import call_solution, count_parameters, on_cpu, verdict
-from helpers.masks import look_ahead_mask, padding_mask
+from helpers.model.decoder import Decoder, DecoderLayer
+from helpers.model.masks import look_ahead_mask, padding_mask
 
 
 def check_decoder_layer_parameters(decoder_layer_parameters: Callable) -> None:

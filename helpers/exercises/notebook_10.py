@@ -12,7 +12,7 @@ import torch
 from torch import nn
 
 from helpers.exercises import call_solution, keeps_random_state, on_cpu, verdict
-from helpers.transformer import Transformer, TransformerConfig
+from helpers.model.transformer import Transformer, TransformerConfig
 
 
 def _small_config(**overrides) -> TransformerConfig:

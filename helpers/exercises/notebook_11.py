@@ -11,7 +11,7 @@ import torch
 import torch.nn.functional as F
 
 from helpers.exercises import as_number, call_solution, on_cpu, verdict
-from helpers.training import smoothed_targets, warmup_lambda
+from helpers.pipeline.training import smoothed_targets, warmup_lambda
 
 
 def _not_a_number(result, expected: str, fix: str) -> str:

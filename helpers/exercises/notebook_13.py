@@ -11,7 +11,7 @@ import torch
 from torch.utils.flop_counter import FlopCounterMode
 
 from helpers.exercises import call_solution, keeps_random_state, on_cpu, verdict
-from helpers.multi_head_attention import MultiHeadAttention
+from helpers.model.multi_head_attention import MultiHeadAttention
 
 
 def _as_int(result: object) -> int | None:

@@ -72,7 +72,7 @@ in a new way. ``unseen_combinations_in(german)`` finds them in a sentence.
 
 Typical use::
 
-    from helpers.corpus import load_corpus
+    from helpers.data.corpus import load_corpus
     train_pairs = load_corpus("train")   # [(german, english), ...]
 """
 

@@ -1,10 +1,10 @@
 """How fast is the from-scratch model, and how long and how much memory does the test suite take?
 
-    python -m helpers.devtools.benchmark             # training step and decoding, small + base config
-    python -m helpers.devtools.benchmark --quick     # a smoke run: small config, fewer rounds
-    python -m helpers.devtools.benchmark --suite     # also `make test` and each notebook (minutes)
-    python -m helpers.devtools.benchmark --notebooks # only each notebook under nbval (minutes)
-    python -m helpers.devtools.benchmark --profile   # also show where one training step spends its time
+    python -m tools.benchmark             # training step and decoding, small + base config
+    python -m tools.benchmark --quick     # a smoke run: small config, fewer rounds
+    python -m tools.benchmark --suite     # also `make test` and each notebook (minutes)
+    python -m tools.benchmark --notebooks # only each notebook under nbval (minutes)
+    python -m tools.benchmark --profile   # also show where one training step spends its time
 
 Three comparisons, each run in this one process with the two sides alternating (A B A B ...) so
 that a change of machine load hits both alike; each side's time is the median over the rounds:
@@ -48,15 +48,14 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from helpers.decoding import greedy_decode
-from helpers.torch_reference import to_torch_reference
-from helpers.transformer import Transformer, TransformerConfig
+from helpers.model.torch_reference import to_torch_reference
+from helpers.model.transformer import Transformer, TransformerConfig
+from helpers.paths import ROOT, numbered_notebooks
+from helpers.pipeline.decoding import greedy_decode
 
 if TYPE_CHECKING:
-    from helpers.devtools.docs import RunTimes
+    from tools.docs import RunTimes
 
-ROOT = Path(__file__).resolve().parents[2]
-NOTEBOOKS = ROOT / "notebooks"
 RUN_TIMES = ROOT / "docs" / "notebook_run_times.json"
 
 # Goals (the project's issue): ours at least as fast as PyTorch's layers, the cache 3x faster,
@@ -75,7 +74,7 @@ def notebook_seconds_goal(notebook: str | Path) -> float:
     return NOTEBOOK_SECONDS_GOALS.get(Path(notebook).stem, NOTEBOOK_SECONDS_GOAL)
 
 
-# Special ids of the synthetic batches: 0 is padding, 1 is <s>, 2 is </s> (as in helpers.vocab).
+# Special ids of the synthetic batches: 0 is padding, 1 is <s>, 2 is </s> (as in helpers.text.vocab).
 PAD_ID, BOS_ID, EOS_ID = 0, 1, 2
 
 
@@ -445,7 +444,7 @@ def bench_suite() -> RunResult:
 
 def notebook_paths() -> list[Path]:
     """The numbered notebooks of the series, in order."""
-    return sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))
+    return numbered_notebooks()
 
 
 def bench_notebooks(paths: Sequence[Path] | None = None) -> list[RunResult]:
@@ -641,7 +640,7 @@ def report(
 
 def _previous_run_times(path: Path) -> RunTimes | None:
     """The record in path before this run; None (with a warning) if there is none or it is bad."""
-    from helpers.devtools.docs import load_run_times  # imports nbconvert: only when needed
+    from tools.docs import load_run_times  # imports nbconvert: only when needed
 
     try:
         return load_run_times(path)
@@ -700,7 +699,7 @@ def time_notebooks_only(command: str, info: dict[str, str]) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m helpers.devtools.benchmark", description=__doc__.split("\n")[0]
+        prog="python -m tools.benchmark", description=__doc__.split("\n")[0]
     )
     parser.add_argument("--quick", action="store_true", help="small config only, fewer rounds")
     parser.add_argument(
@@ -742,7 +741,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.threads < 1:
             parser.error(f"--threads: expected a positive int, got {args.threads}")
         torch.set_num_threads(args.threads)
-    command = "python -m helpers.devtools.benchmark" + "".join(
+    command = "python -m tools.benchmark" + "".join(
         f" {arg}" for arg in (argv if argv is not None else sys.argv[1:])
     )
     info = machine_info()

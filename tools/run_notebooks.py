@@ -1,7 +1,7 @@
 """Re-execute notebooks in place, each top to bottom in a fresh kernel: the one way outputs change.
 
-python -m helpers.devtools.run_notebooks                 # every notebook
-python -m helpers.devtools.run_notebooks notebooks/03_*.ipynb
+python -m tools.run_notebooks                 # every notebook
+python -m tools.run_notebooks notebooks/03_*.ipynb
 """
 
 from __future__ import annotations
@@ -14,10 +14,9 @@ import nbformat
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
 
-from helpers.devtools.notebook_format import KERNELSPEC, canonical_metadata
+from helpers.paths import ROOT, numbered_notebooks
+from tools.notebook_format import KERNELSPEC, canonical_metadata
 
-ROOT = Path(__file__).resolve().parents[2]
-NOTEBOOKS = ROOT / "notebooks"
 CELL_TIMEOUT_SECONDS = 600
 
 
@@ -46,7 +45,7 @@ def run_notebook(path: Path) -> bool:
 
 def main(argv: list[str]) -> int:
     os.environ["PYTHONHASHSEED"] = "0"  # inherited by the kernels
-    paths = [Path(arg).resolve() for arg in argv] or sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))
+    paths = [Path(arg).resolve() for arg in argv] or numbered_notebooks()
     failed = []
     for path in paths:
         print(f"running {path.relative_to(ROOT)}", flush=True)

@@ -13,10 +13,15 @@ the stored ones, which is expected).
 from __future__ import annotations
 
 import os
+import platform
 import random
+import re
+from pathlib import Path
 
 import numpy as np
 import torch
+
+from helpers.paths import ROOT, require
 
 DEVICE_ENV_VAR = "TRANSFORMER_DEVICE"
 
@@ -87,3 +92,39 @@ def _set_plot_style() -> None:
         set_matplotlib_formats("png")
     except ImportError:  # pragma: no cover - matplotlib_inline comes with ipykernel
         pass
+
+
+def pinned_versions(requirements: Path) -> dict[str, str]:
+    """``name -> version`` for every ``name==version`` line of a requirements file."""
+    text = requirements.read_text(encoding="utf-8")
+    return dict(re.findall(r"^([A-Za-z0-9_.-]+)==(\S+)", text, re.MULTILINE))
+
+
+def check_environment(device: torch.device | None = None) -> None:
+    """Print the Python and library versions in use, and check every pin of requirements.txt.
+
+    The Python version is reported, not enforced: the pins install on Python 3.11 to 3.13 (see the
+    README). A package at another version than its pin raises, naming each one and the fix.
+    """
+    import importlib.metadata
+
+    print(f"Python      {platform.python_version()}")
+    for name in ("torch", "numpy", "matplotlib", "seaborn"):
+        print(f"{name:<11} {importlib.metadata.version(name)}")
+    if device is not None:
+        print(f"device      {device}")
+    requirements = require(ROOT / "requirements.txt", "requirements.txt")
+    pins = pinned_versions(requirements)
+    mismatches = []
+    for name, pinned in pins.items():
+        try:
+            installed = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            installed = "not installed"
+        if installed.split("+")[0] != pinned:  # the CPU wheel of torch reports 2.13.0+cpu
+            mismatches.append(f"{name}: pinned {pinned}, installed {installed}")
+    if mismatches:
+        raise RuntimeError(
+            "run `make setup` to install the pinned versions:\n" + "\n".join(mismatches)
+        )
+    print(f"all {len(pins)} pinned packages are installed at their pinned versions")

@@ -11,7 +11,7 @@ import json
 import re
 from pathlib import Path
 
-from helpers.devtools.notebook_format import KERNELSPEC
+from tools.notebook_format import KERNELSPEC
 
 ABSOLUTE_PATH = re.compile(r"(?<![\w.])/(root|home|Users|tmp|work|var/folders)/[\w.-]+")
 

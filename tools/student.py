@@ -1,7 +1,7 @@
 """The classroom edition: a copy of the series with every exercise solution replaced by a stub.
 
-python -m helpers.devtools.student                  # writes student/notebooks/ and student/README.md
-python -m helpers.devtools.student --output DIR     # writes DIR/notebooks/ and DIR/README.md
+python -m tools.student                  # writes student/notebooks/ and student/README.md
+python -m tools.student --output DIR     # writes DIR/notebooks/ and DIR/README.md
 
 In a numbered notebook, each code cell tagged ``solution`` holds exactly one function, the filled-in
 answer to the exercise above it. In the copy that cell keeps its decorators, signature and
@@ -28,8 +28,9 @@ from pathlib import Path
 import nbformat
 from nbformat import NotebookNode
 
-ROOT = Path(__file__).resolve().parents[2]
-NOTEBOOKS = ROOT / "notebooks"
+from helpers.paths import NOTEBOOKS_DIR as NOTEBOOKS
+from helpers.paths import ROOT
+
 # Left in every copy's folder: only a folder holding it (or a new or empty one) is written into.
 MARKER = ".transformer-student-copy"
 DEFAULT_OUTPUT = ROOT / "student"
@@ -252,7 +253,7 @@ def write_student_copy(output: Path, notebooks_dir: Path | None = None) -> list[
         shutil.rmtree(target)
     target.mkdir(parents=True)
     (target.parent / MARKER).write_text(
-        "Written by `make student` (python -m helpers.devtools.student), which replaces this "
+        "Written by `make student` (python -m tools.student), which replaces this "
         "folder's notebooks/ and README.md each time.\n",
         encoding="utf-8",
     )

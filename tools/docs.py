@@ -1,7 +1,7 @@
 """Build the series as an offline static website (``make docs``).
 
-    python -m helpers.devtools.docs                  # into build/site/
-    python -m helpers.devtools.docs --output DIR     # anywhere else
+    python -m tools.docs                  # into build/site/
+    python -m tools.docs --output DIR     # anywhere else
 
 The site has one page per numbered notebook with the outputs and figures stored in it (nothing is
 executed: the stored outputs are the ones strict nbval proves fresh), the glossary, an index with
@@ -41,8 +41,9 @@ from nbconvert import HTMLExporter
 from nbconvert.filters.markdown_mistune import markdown2html_mistune
 from traitlets.config import Config
 
-ROOT = Path(__file__).resolve().parents[2]
-NOTEBOOKS = ROOT / "notebooks"
+from helpers.paths import NOTEBOOKS_DIR as NOTEBOOKS
+from helpers.paths import ROOT, numbered_notebooks
+
 DOCS = ROOT / "docs"
 TEMPLATES = DOCS / "templates"
 SITE_CSS = DOCS / "site.css"
@@ -77,7 +78,6 @@ MATHJAX_PARTS = (
 MATHJAX_SKIP = ("a11y",)
 
 ISO_DATE = re.compile(r"^\d{4}-\d\d-\d\d$")
-NOTEBOOK_NAME = re.compile(r"^(\d\d)_[a-z0-9_]+$")
 TITLE_LINE = re.compile(r"^#\s+(\d\d)\s*·\s*(.+?)\s*$")
 PAPER_SECTION = re.compile(r"§\s?(\d+(?:\.\d+)*(?:\s*[–-]\s*\d+(?:\.\d+)*)?)")
 ROADMAP_ROW = re.compile(r"^\|\s*(\d\d)\s*\|\s*`(\d\d_[a-z0-9_]+)`\s*\|\s*(.+?)\s*\|\s*$", re.M)
@@ -273,27 +273,12 @@ def first_sentence(text: str) -> str:
     return text[: match.end()] if match else text
 
 
-def numbered_notebooks(notebooks_dir: Path) -> list[Path]:
-    """The series' notebooks, NN_name.ipynb, in order; raises if there are none."""
-    if not notebooks_dir.is_dir():
-        raise ValueError(
-            f"notebooks: expected a folder of NN_name.ipynb notebooks, got {str(notebooks_dir)!r} "
-            "(not a folder)"
-        )
-    paths = sorted(p for p in notebooks_dir.glob("*.ipynb") if NOTEBOOK_NAME.match(p.stem))
-    if not paths:
-        raise ValueError(
-            f"notebooks: expected NN_name.ipynb notebooks in {str(notebooks_dir)!r}, found none"
-        )
-    return paths
-
-
 # ---------------------------------------------------------------- measured run times
 
 
 @dataclass(frozen=True)
 class RunTimes:
-    """docs/notebook_run_times.json, written by ``python -m helpers.devtools.benchmark``.
+    """docs/notebook_run_times.json, written by ``python -m tools.benchmark``.
 
     command, machine and date are those of the latest run. older_times: the notebooks that failed
     in it and kept an earlier run's time, with that time's date ("YYYY-MM-DD").
@@ -476,7 +461,7 @@ def prepare_output(output: Path) -> None:
                 child.unlink()
     output.mkdir(parents=True, exist_ok=True)
     (output / MARKER).write_text(
-        "Built by `python -m helpers.devtools.docs`; the next build empties this folder.\n",
+        "Built by `python -m tools.docs`; the next build empties this folder.\n",
         encoding="utf-8",
     )
 
@@ -695,7 +680,7 @@ def run_times_source(run_times: RunTimes | None, path: Path, measured: int, tota
     source = Markup("<code>{}</code>").format(_relative(path))
     if run_times is None:
         return Markup(
-            "not measured: {source} does not exist. <code>python -m helpers.devtools.benchmark "
+            "not measured: {source} does not exist. <code>python -m tools.benchmark "
             "--notebooks</code> writes it."
         ).format(source=source)
     sentence = Markup(
@@ -735,7 +720,7 @@ def _pages_environment() -> jinja2.Environment:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m helpers.devtools.docs", description=__doc__.split("\n")[0]
+        prog="python -m tools.docs", description=__doc__.split("\n")[0]
     )
     parser.add_argument(
         "--output",
