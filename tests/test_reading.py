@@ -1,0 +1,55 @@
+"""The reader's path: deep dives are marked, collapsed when a notebook opens, and counted apart."""
+
+import json
+
+import pytest
+
+from helpers.paths import numbered_notebooks
+from tools.reading import deep_dive_flags, deep_dive_headings, reading
+
+LESSONS = numbered_notebooks()
+
+
+def md(text: str) -> dict:
+    return {"cell_type": "markdown", "source": text, "metadata": {}}
+
+
+def code(text: str = "x = 1") -> dict:
+    return {"cell_type": "code", "source": text, "metadata": {}, "outputs": []}
+
+
+def test_a_deep_dive_runs_to_the_next_heading_of_its_level_or_higher():
+    cells = [
+        md("## 1 · Core"),
+        code(),
+        md("## Deep dive · Extra"),
+        code(),
+        md("### A sub-heading inside the deep dive"),
+        md("more words"),
+        md("## 2 · Back on the core path"),
+        code(),
+        md("### Deep dive · A small one"),
+        md("# Summary"),
+    ]
+    assert deep_dive_flags(cells) == [
+        False, False, True, True, True, True, False, False, True, False
+    ]  # fmt: skip
+
+
+def test_reading_counts_markdown_words_on_and_off_the_core_path(tmp_path):
+    cells = [md("one two three"), code(), md("## Deep dive · four"), md("five six"), code()]
+    path = tmp_path / "01_x.ipynb"
+    path.write_text(json.dumps({"cells": cells}))
+    result = reading(path)
+    assert (result.core_words, result.deep_dive_words) == (3, 6)
+    assert (result.core_code_cells, result.deep_dive_code_cells) == (1, 1)
+
+
+@pytest.mark.parametrize("path", LESSONS, ids=[p.stem for p in LESSONS])
+def test_every_deep_dive_heading_is_collapsed_when_the_notebook_opens(path):
+    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    for cell in deep_dive_headings(cells):
+        first_line = "".join(cell["source"]).split("\n", 1)[0]
+        assert cell["metadata"].get("jp-MarkdownHeadingCollapsed") is True, (
+            f"{path.name}: {first_line!r} should carry jp-MarkdownHeadingCollapsed: true"
+        )

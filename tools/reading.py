@@ -1,0 +1,108 @@
+"""How long the lessons take to read: words on each notebook's core path and in its deep dives.
+
+    python -m tools.reading            # a table: notebook, core words, deep-dive words, minutes
+
+A lesson is a core path plus optional deep dives. A deep dive is a section whose heading starts
+with ``Deep dive ·`` (``## Deep dive · A second derivation``); it runs to the next heading of the
+same or a higher level. Words are the whitespace-separated pieces of the markdown cells: code and
+outputs are not counted. Reading times use ``WORDS_PER_MINUTE`` (technical prose, read with care)
+plus ``SECONDS_PER_CODE_CELL`` for looking at a cell and its output.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from helpers.paths import numbered_notebooks
+
+DEEP_DIVE = re.compile(r"^(?P<hashes>#{1,6})\s+Deep dive\s*·")
+HEADING = re.compile(r"^(?P<hashes>#{1,6})\s+\S")
+WORDS_PER_MINUTE = 150
+SECONDS_PER_CODE_CELL = 20
+
+
+def _source(cell: dict) -> str:
+    source = cell.get("source", "")
+    return "".join(source) if isinstance(source, list) else source
+
+
+def deep_dive_flags(cells: list[dict]) -> list[bool]:
+    """For each cell, whether it belongs to a deep-dive section."""
+    flags, level = [], None  # level: the heading level of the deep dive we are in, if any
+    for cell in cells:
+        if cell.get("cell_type") == "markdown":
+            first_line = _source(cell).lstrip("\n").split("\n", 1)[0]
+            heading = HEADING.match(first_line)
+            if heading:
+                depth = len(heading["hashes"])
+                if DEEP_DIVE.match(first_line):
+                    level = depth if level is None or depth <= level else level
+                elif level is not None and depth <= level:
+                    level = None
+        flags.append(level is not None)
+    return flags
+
+
+def deep_dive_headings(cells: list[dict]) -> list[dict]:
+    """The markdown cells whose first line is a deep-dive heading."""
+    return [
+        cell
+        for cell in cells
+        if cell.get("cell_type") == "markdown"
+        and DEEP_DIVE.match(_source(cell).lstrip("\n").split("\n", 1)[0])
+    ]
+
+
+@dataclass(frozen=True)
+class Reading:
+    notebook: str
+    core_words: int
+    deep_dive_words: int
+    core_code_cells: int
+    deep_dive_code_cells: int
+
+    def minutes(self, *, everything: bool) -> int:
+        words = self.core_words + (self.deep_dive_words if everything else 0)
+        cells = self.core_code_cells + (self.deep_dive_code_cells if everything else 0)
+        return round(words / WORDS_PER_MINUTE + cells * SECONDS_PER_CODE_CELL / 60)
+
+
+def reading(path: Path) -> Reading:
+    cells = json.loads(Path(path).read_text(encoding="utf-8")).get("cells", [])
+    counts = {(kind, deep): 0 for kind in ("words", "code") for deep in (False, True)}
+    for cell, deep in zip(cells, deep_dive_flags(cells), strict=True):
+        if cell.get("cell_type") == "markdown":
+            counts["words", deep] += len(_source(cell).split())
+        elif cell.get("cell_type") == "code":
+            counts["code", deep] += 1
+    return Reading(
+        Path(path).stem,
+        counts["words", False],
+        counts["words", True],
+        counts["code", False],
+        counts["code", True],
+    )
+
+
+def main() -> int:
+    rows = [reading(path) for path in numbered_notebooks()]
+    print(
+        f"{'notebook':<36} {'core words':>10} {'deep-dive words':>15} {'core min':>8} {'all min':>7}"
+    )
+    for row in rows:
+        print(
+            f"{row.notebook:<36} {row.core_words:>10,} {row.deep_dive_words:>15,} "
+            f"{row.minutes(everything=False):>8} {row.minutes(everything=True):>7}"
+        )
+    core = sum(row.core_words for row in rows)
+    deep = sum(row.deep_dive_words for row in rows)
+    print(f"{'total':<36} {core:>10,} {deep:>15,}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
