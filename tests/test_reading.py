@@ -41,7 +41,7 @@ def test_reading_counts_markdown_words_on_and_off_the_core_path(tmp_path):
     path = tmp_path / "01_x.ipynb"
     path.write_text(json.dumps({"cells": cells}))
     result = reading(path)
-    assert (result.core_words, result.deep_dive_words) == (3, 6)
+    assert (result.core_words, result.deep_dive_words) == (3, 5)
     assert (result.core_code_cells, result.deep_dive_code_cells) == (1, 1)
 
 

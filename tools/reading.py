@@ -4,7 +4,7 @@
 
 A lesson is a core path plus optional deep dives. A deep dive is a section whose heading starts
 with ``Deep dive ·`` (``## Deep dive · A second derivation``); it runs to the next heading of the
-same or a higher level. Words are the whitespace-separated pieces of the markdown cells: code and
+same or a higher level. Words are the whitespace-separated pieces of the markdown cells that hold a letter or digit: code and
 outputs are not counted. Reading times use ``WORDS_PER_MINUTE`` (technical prose, read with care)
 plus ``SECONDS_PER_CODE_CELL`` for looking at a cell and its output.
 """
@@ -28,6 +28,11 @@ SECONDS_PER_CODE_CELL = 20
 def _source(cell: dict) -> str:
     source = cell.get("source", "")
     return "".join(source) if isinstance(source, list) else source
+
+
+def count_words(text: str) -> int:
+    """Whitespace-separated pieces that hold a letter or digit (not ``##``, ``·`` or ``|``)."""
+    return sum(1 for piece in text.split() if any(ch.isalnum() for ch in piece))
 
 
 def deep_dive_flags(cells: list[dict]) -> list[bool]:
@@ -76,7 +81,7 @@ def reading(path: Path) -> Reading:
     counts = {(kind, deep): 0 for kind in ("words", "code") for deep in (False, True)}
     for cell, deep in zip(cells, deep_dive_flags(cells), strict=True):
         if cell.get("cell_type") == "markdown":
-            counts["words", deep] += len(_source(cell).split())
+            counts["words", deep] += count_words(_source(cell))
         elif cell.get("cell_type") == "code":
             counts["code", deep] += 1
     return Reading(
