@@ -10,6 +10,7 @@ Folders, each importing only those above it in this list:
 - ``helpers.pipeline`` (generated from notebooks 11-12): training, decoding, evaluation;
 - ``helpers.analysis`` (generated from notebook 13): cost meters and the alternatives to
   self-attention;
+- ``helpers.explore`` (hand-written): live explorers, sliders that redraw the notebooks' figures;
 - ``helpers.data`` (hand-written, pure Python): the generated German-English corpus;
 - ``helpers.pretrained``, ``helpers.paths`` (hand-written): the shipped model, where files are;
 - ``helpers.exercises`` (hand-written): the checks behind each notebook's exercises.
@@ -58,6 +59,10 @@ _EXPORTS = {
     "beam_search": "helpers.pipeline.decoding",
     "translate": "helpers.pipeline.decoding",
     "corpus_bleu": "helpers.pipeline.evaluation",
+    # explorers
+    "explore_positions": "helpers.explore.positions",
+    "explore_masks": "helpers.explore.masks",
+    "explore_schedule": "helpers.explore.schedule",
     # data and the shipped model
     "load_corpus": "helpers.data.corpus",
     "load_pretrained": "helpers.pretrained",

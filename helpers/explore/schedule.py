@@ -1,0 +1,84 @@
+"""Explore the learning-rate schedule (notebook 11): warm-up, then decay as 1/sqrt(step)."""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.figure import Figure
+
+from helpers.explore.live import Explorer
+from helpers.pipeline.training import warmup_lambda
+
+
+def schedule_view(d_model: int, warmup_steps: int, factor: float, steps: int) -> dict:
+    """lrate(step) = factor * d_model^-0.5 * min(step^-0.5, step * warmup^-1.5), steps 1..steps.
+
+    Returns the steps, the rates, and the peak: at step = warmup_steps, where the rate is
+    factor * (d_model * warmup_steps)^-0.5.
+    """
+    if not isinstance(steps, int) or steps < 1:
+        raise ValueError(f"steps: expected a positive int, got {steps!r}")
+    if not isinstance(factor, int | float) or factor <= 0:
+        raise ValueError(f"factor: expected a positive number, got {factor!r}")
+    rate = warmup_lambda(d_model, warmup_steps)  # checks d_model and warmup_steps
+    step_numbers = np.arange(1, steps + 1)
+    rates = factor * np.array([rate(step - 1) for step in step_numbers])  # LambdaLR counts from 0
+    peak = int(np.argmax(rates))
+    return {
+        "d_model": d_model,
+        "warmup_steps": warmup_steps,
+        "factor": factor,
+        "steps": step_numbers,
+        "rates": rates,
+        "peak_step": int(step_numbers[peak]),
+        "peak_rate": float(rates[peak]),
+    }
+
+
+def draw_schedule(view: dict) -> Figure:
+    fig, ax = plt.subplots(figsize=(7.0, 3.6))
+    ax.plot(view["steps"], view["rates"])
+    ax.axvline(view["warmup_steps"], color="grey", linestyle=":", label="warmup_steps")
+    ax.plot([view["peak_step"]], [view["peak_rate"]], "o", color="C3", label="peak")
+    ax.set_title(
+        f"d_model={view['d_model']}, warmup={view['warmup_steps']}, factor={view['factor']:g}"
+    )
+    ax.set_xlabel("step")
+    ax.set_ylabel("learning rate")
+    ax.legend()
+    fig.tight_layout()
+    return fig
+
+
+def describe_schedule(view: dict) -> str:
+    return f"peak learning rate {view['peak_rate']:.6f} at step {view['peak_step']}"
+
+
+def explore_schedule(
+    d_model: int = 512, warmup_steps: int = 4000, factor: float = 1.0, steps: int = 20000,
+    show: bool = True,
+) -> Explorer:  # fmt: skip
+    """Sliders for d_model, the warm-up length and the scale factor."""
+    import ipywidgets as widgets
+
+    style = {"description_width": "110px"}
+    controls = {
+        "d_model": widgets.IntSlider(
+            d_model, min=64, max=1024, step=64, description="d_model", style=style
+        ),
+        "warmup_steps": widgets.IntSlider(
+            warmup_steps, min=100, max=10000, step=100, description="warmup_steps", style=style
+        ),
+        "factor": widgets.FloatSlider(
+            factor, min=0.1, max=3.0, step=0.1, description="factor", style=style
+        ),
+        "steps": widgets.IntSlider(
+            steps, min=1000, max=50000, step=1000, description="steps", style=style
+        ),
+    }
+    explorer = Explorer(
+        controls, schedule_view, draw_schedule, describe_schedule, "Learning-rate schedule"
+    )
+    if show:
+        explorer.show()
+    return explorer
