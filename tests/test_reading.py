@@ -5,6 +5,7 @@ import json
 import pytest
 
 from helpers.paths import numbered_notebooks
+from tools.notebook_format import canonical_cell_metadata, is_solution
 from tools.reading import deep_dive_flags, deep_dive_headings, reading
 
 LESSONS = numbered_notebooks()
@@ -53,3 +54,28 @@ def test_every_deep_dive_heading_is_collapsed_when_the_notebook_opens(path):
         assert cell["metadata"].get("jp-MarkdownHeadingCollapsed") is True, (
             f"{path.name}: {first_line!r} should carry jp-MarkdownHeadingCollapsed: true"
         )
+
+
+@pytest.mark.parametrize("path", LESSONS, ids=[p.stem for p in LESSONS])
+def test_every_exercise_solution_is_hidden_when_the_notebook_opens(path):
+    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    solutions = [cell for cell in cells if is_solution(cell)]
+    for cell in solutions:
+        assert cell["metadata"].get("jupyter", {}).get("source_hidden") is True, (
+            f"{path.name}: the solution {''.join(cell['source']).split(chr(10))[0]!r} is shown; "
+            "run `make notebooks` (it hides solutions)"
+        )
+
+
+def test_running_a_notebook_hides_solutions_and_folds_deep_dives():
+    cells = [
+        {"cell_type": "code", "source": "def f(): ...", "metadata": {"tags": ["solution"]}},
+        {"cell_type": "markdown", "source": "## Deep dive · More\ntext", "metadata": {}},
+        {"cell_type": "markdown", "source": "## 2 · Core", "metadata": {}},
+        {"cell_type": "code", "source": "x = 1", "metadata": {}},
+    ]
+    for cell in cells:
+        canonical_cell_metadata(cell)
+    assert cells[0]["metadata"]["jupyter"] == {"source_hidden": True}
+    assert cells[1]["metadata"] == {"jp-MarkdownHeadingCollapsed": True}
+    assert cells[2]["metadata"] == {} and cells[3]["metadata"] == {}

@@ -75,6 +75,8 @@ def test_only_the_solutions_change_and_only_later_outputs_go(path, copy_dir):
                 student.EXERCISE_TAG if tag == student.SOLUTION_TAG else tag
                 for tag in before.metadata.tags
             ]
+            assert before.metadata.jupyter.source_hidden is True  # the answer is hidden
+            assert "source_hidden" not in after.metadata.get("jupyter", {})  # the stub is not
             continue
         assert (after.source, after.metadata) == (before.source, before.metadata), index
         if before.cell_type != "code":

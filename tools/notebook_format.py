@@ -1,5 +1,7 @@
 """What every stored notebook of the series looks like: one kernel, canonical metadata."""
 
+import re
+
 KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
 LANGUAGE_INFO = {
     "codemirror_mode": {"name": "ipython", "version": 3},
@@ -19,3 +21,38 @@ def canonical_metadata(metadata: dict) -> dict:
         if key not in {"kernelspec", "language_info", "widgets"}
     }
     return {"kernelspec": dict(KERNELSPEC), "language_info": dict(LANGUAGE_INFO), **kept}
+
+
+SOLUTION_TAG = "solution"
+DEEP_DIVE_HEADING = re.compile(r"^#{1,6}\s+Deep dive\s*·")
+
+
+def cell_text(cell: dict) -> str:
+    source = cell.get("source", "")
+    return "".join(source) if isinstance(source, list) else source
+
+
+def is_solution(cell: dict) -> bool:
+    """A code cell tagged ``solution``: the filled-in answer to an exercise."""
+    return cell.get("cell_type") == "code" and SOLUTION_TAG in cell.get("metadata", {}).get(
+        "tags", []
+    )
+
+
+def is_deep_dive_heading(cell: dict) -> bool:
+    """A markdown cell whose first line is a ``Deep dive ·`` heading."""
+    first_line = cell_text(cell).lstrip("\n").split("\n", 1)[0]
+    return cell.get("cell_type") == "markdown" and bool(DEEP_DIVE_HEADING.match(first_line))
+
+
+def canonical_cell_metadata(cell: dict) -> None:
+    """How a reader first sees a cell in JupyterLab, set in place.
+
+    An exercise's solution is hidden (its source collapsed: try first, then look); a deep dive's
+    heading is collapsed (the core path reads straight through; a click opens the deep dive).
+    """
+    metadata = cell.setdefault("metadata", {})
+    if is_solution(cell):
+        metadata.setdefault("jupyter", {})["source_hidden"] = True
+    if is_deep_dive_heading(cell):
+        metadata["jp-MarkdownHeadingCollapsed"] = True

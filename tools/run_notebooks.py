@@ -15,7 +15,7 @@ from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
 
 from helpers.paths import ROOT, numbered_notebooks
-from tools.notebook_format import KERNELSPEC, canonical_metadata
+from tools.notebook_format import KERNELSPEC, canonical_cell_metadata, canonical_metadata
 
 CELL_TIMEOUT_SECONDS = 600
 
@@ -39,6 +39,7 @@ def run_notebook(path: Path) -> bool:
     notebook.metadata = canonical_metadata(dict(notebook.metadata))
     for cell in notebook.cells:
         cell.metadata.pop("execution", None)
+        canonical_cell_metadata(cell)
     nbformat.write(notebook, path)
     return ok
 

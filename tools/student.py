@@ -30,11 +30,11 @@ from nbformat import NotebookNode
 
 from helpers.paths import NOTEBOOKS_DIR as NOTEBOOKS
 from helpers.paths import ROOT
+from tools.notebook_format import SOLUTION_TAG, is_solution
 
 # Left in every copy's folder: only a folder holding it (or a new or empty one) is written into.
 MARKER = ".transformer-student-copy"
 DEFAULT_OUTPUT = ROOT / "student"
-SOLUTION_TAG = "solution"
 EXERCISE_TAG = "exercise"
 NO_HINT = "see the exercise above."
 YOUR_CODE = "# Your code here."
@@ -73,11 +73,6 @@ save your answers elsewhere if you want to keep them.
 
 def _tags(cell: NotebookNode) -> list[str]:
     return list(cell.get("metadata", {}).get("tags", []))
-
-
-def is_solution(cell: NotebookNode) -> bool:
-    """A code cell tagged `solution`: the filled-in answer to an exercise."""
-    return cell.get("cell_type") == "code" and SOLUTION_TAG in _tags(cell)
 
 
 def hint_of(markdown: str) -> str | None:
@@ -189,6 +184,7 @@ def student_notebook(notebook: NotebookNode, where: str = "notebook") -> Noteboo
         cell.metadata["tags"] = [
             EXERCISE_TAG if tag == SOLUTION_TAG else tag for tag in _tags(cell)
         ]
+        cell.metadata.get("jupyter", {}).pop("source_hidden", None)  # a stub is for writing in
         first_stub = index if first_stub is None else first_stub
     if first_stub is not None:
         for cell in notebook.cells[first_stub:]:
