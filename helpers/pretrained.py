@@ -5,7 +5,7 @@
 trains it from scratch on the generated corpus (``helpers.data.corpus``), deterministically, on the
 CPU, and writes ``checkpoints/de_en_small/`` (weights, config, vocabularies, and metadata: the
 recipe, data seed, steps, final validation loss, test BLEU, the weights' SHA-256).
-``load_pretrained()`` returns ``(model, src_vocab, tgt_vocab)`` from there.
+``load_pretrained()`` returns ``(model, src_vocab, tgt_vocab, metadata)`` from there.
 """
 
 from __future__ import annotations
@@ -24,7 +24,13 @@ from helpers.model.transformer import Transformer, TransformerConfig
 from helpers.paths import CHECKPOINTS_DIR
 from helpers.pipeline.decoding import translate
 from helpers.pipeline.evaluation import corpus_bleu
-from helpers.pipeline.training import encode_pairs, load_checkpoint, save_checkpoint, train
+from helpers.pipeline.training import (
+    Checkpoint,
+    encode_pairs,
+    load_checkpoint,
+    save_checkpoint,
+    train,
+)
 from helpers.text.vocab import Vocab
 
 CHECKPOINT_DIR = CHECKPOINTS_DIR / "de_en_small"
@@ -116,8 +122,8 @@ def train_shipped_model(directory: Path = CHECKPOINT_DIR, progress: bool = True)
 
 def load_pretrained(
     directory: Path = CHECKPOINT_DIR, device: torch.device | str = "cpu"
-) -> tuple[Transformer, Vocab, Vocab]:
-    """(model in eval mode, src_vocab, tgt_vocab) of the shipped model.
+) -> Checkpoint:
+    """The shipped model, like ``load_checkpoint``: ``model, src_vocab, tgt_vocab, metadata``.
 
     A missing or corrupt checkpoint raises FileNotFoundError or ValueError naming the command that
     rebuilds it.
@@ -130,13 +136,12 @@ def load_pretrained(
                 f"rebuild it with `{REBUILD_COMMAND}` (about ten minutes on a 2-core CPU)"
             )
     try:
-        model, src_vocab, tgt_vocab, _ = load_checkpoint(directory, device)
-    except (ValueError, KeyError, json.JSONDecodeError, RuntimeError) as error:
+        return load_checkpoint(directory, device)
+    except ValueError as error:
         raise ValueError(
             f"directory: the pretrained model in {directory.name}/ cannot be loaded ({error}); "
             f"rebuild it with `{REBUILD_COMMAND}`"
         ) from error
-    return model, src_vocab, tgt_vocab
 
 
 def pretrained_metadata(directory: Path = CHECKPOINT_DIR) -> dict:

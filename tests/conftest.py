@@ -14,6 +14,18 @@ def _close_figures():
     plt.close("all")
 
 
+@pytest.fixture(autouse=True)
+def _one_thread():
+    # Unit tests use tiny models: one thread avoids thread start-up and contention costs on a
+    # shared CPU, and makes float sums the same on every machine.
+    import torch
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
 @pytest.fixture
 def verdicts(capsys) -> Verdicts:
     """Runs exercise checks and reads their printed verdicts (see tests/exercise_checks.py)."""

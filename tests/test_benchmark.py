@@ -2,7 +2,7 @@
 
 The two attention paths of MultiHeadAttention (explicit with need_weights=True, fused without)
 are checked equal in tests/test_multi_head_attention.py::test_fast_path_equals_explicit_path and,
-for the whole model, tests/test_transformer.py::test_return_attention_does_not_change_logits.
+for the whole model, tests/test_transformer.py::test_need_weights_does_not_change_logits.
 """
 
 import itertools
@@ -35,14 +35,6 @@ from tools.benchmark import (
 )
 
 TINY = BenchConfig("tiny", 16, 2, 1, 32, 50, batch=3, length=5, decode_batch=2)
-
-
-@pytest.fixture(autouse=True)
-def _one_thread():
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
 
 
 class FakeClock:

@@ -20,14 +20,6 @@ from helpers.exercises import notebook_13
 from helpers.model.multi_head_attention import MultiHeadAttention
 
 
-@pytest.fixture(autouse=True)
-def _one_thread():
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
-
-
 def band_mask(n: int, window: int) -> torch.Tensor:
     positions = torch.arange(n)
     return (positions[:, None] - positions[None, :]).abs() <= window // 2

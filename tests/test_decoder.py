@@ -35,8 +35,8 @@ def batch() -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
 
 def copy_attention(theirs, ours):
     with torch.no_grad():
-        theirs.in_proj_weight.copy_(torch.cat([ours.w_q.weight, ours.w_k.weight, ours.w_v.weight]))
-        theirs.in_proj_bias.copy_(torch.cat([ours.w_q.bias, ours.w_k.bias, ours.w_v.bias]))
+        theirs.in_proj_weight.copy_(ours.w_qkv.weight)
+        theirs.in_proj_bias.copy_(ours.w_qkv.bias)
     theirs.out_proj.load_state_dict(ours.w_o.state_dict())
 
 
@@ -151,15 +151,15 @@ def test_step_by_step_with_cache_equals_the_parallel_pass(norm_first):
         ]
     torch.testing.assert_close(torch.cat(steps, dim=1), parallel, atol=1e-5, rtol=1e-5)
     self_cache, cross_cache = cache[0]
-    assert self_cache.key.shape == (3, N_HEADS, 6, D_MODEL // N_HEADS)
+    assert self_cache.length == 6 and self_cache.key.shape[:2] == (3, N_HEADS)
     assert cross_cache.key.shape == (3, N_HEADS, 5, D_MODEL // N_HEADS)
 
 
-def test_new_cache_has_a_growing_and_a_static_cache_per_layer():
+def test_new_cache_has_a_growing_and_a_memory_cache_per_layer():
     decoder = Decoder(VOCAB, D_MODEL, N_HEADS, D_FF, N_LAYERS)
     cache = decoder.new_cache()
     assert len(cache) == N_LAYERS
-    assert all(not own.static and cross.static for own, cross in cache)
+    assert all(not own.from_memory and cross.from_memory for own, cross in cache)
     assert all(own.key is None and cross.key is None for own, cross in cache)
 
 

@@ -39,12 +39,8 @@ def to_torch_layer(ours: EncoderLayer, norm_first: bool) -> nn.TransformerEncode
     )
     attention = ours.self_attention
     with torch.no_grad():
-        theirs.self_attn.in_proj_weight.copy_(
-            torch.cat([attention.w_q.weight, attention.w_k.weight, attention.w_v.weight])
-        )
-        theirs.self_attn.in_proj_bias.copy_(
-            torch.cat([attention.w_q.bias, attention.w_k.bias, attention.w_v.bias])
-        )
+        theirs.self_attn.in_proj_weight.copy_(attention.w_qkv.weight)
+        theirs.self_attn.in_proj_bias.copy_(attention.w_qkv.bias)
     theirs.self_attn.out_proj.load_state_dict(attention.w_o.state_dict())
     theirs.linear1.load_state_dict(ours.feed_forward.linear1.state_dict())
     theirs.linear2.load_state_dict(ours.feed_forward.linear2.state_dict())

@@ -29,8 +29,8 @@ def x() -> torch.Tensor:
 def to_torch(mha: MultiHeadAttention) -> nn.MultiheadAttention:
     reference = nn.MultiheadAttention(D_MODEL, N_HEADS, batch_first=True).eval()
     with torch.no_grad():
-        reference.in_proj_weight.copy_(torch.cat([mha.w_q.weight, mha.w_k.weight, mha.w_v.weight]))
-        reference.in_proj_bias.copy_(torch.cat([mha.w_q.bias, mha.w_k.bias, mha.w_v.bias]))
+        reference.in_proj_weight.copy_(mha.w_qkv.weight)
+        reference.in_proj_bias.copy_(mha.w_qkv.bias)
         reference.out_proj.weight.copy_(mha.w_o.weight)
         reference.out_proj.bias.copy_(mha.w_o.bias)
     return reference
@@ -55,8 +55,10 @@ def test_shapes_of_self_and_cross_attention(mha, x):
 def test_free_d_k_and_d_v(x):
     mha = MultiHeadAttention(D_MODEL, 3, d_k=5, d_v=7)
     assert (mha.d_k, mha.d_v) == (5, 7)
-    assert mha.w_q.weight.shape == (15, D_MODEL) and mha.w_k.weight.shape == (15, D_MODEL)
-    assert mha.w_v.weight.shape == (21, D_MODEL) and mha.w_o.weight.shape == (D_MODEL, 21)
+    roles = mha.input_projections()
+    assert roles["q"][0].shape == (15, D_MODEL) and roles["k"][0].shape == (15, D_MODEL)
+    assert roles["v"][0].shape == (21, D_MODEL) and mha.w_o.weight.shape == (D_MODEL, 21)
+    assert mha.w_qkv.weight.shape == (51, D_MODEL)
     output, weights = mha(x, x, x, need_weights=True)
     assert output.shape == x.shape and weights.shape == (2, 3, 5, 5)
 
@@ -103,11 +105,12 @@ def test_cross_attention_matches_nn_multihead_attention(mha, x):
 def test_batched_heads_equal_a_loop_over_heads(mha, x):
     mask = look_ahead_mask(5)
     heads, head_weights = [], []
+    (w_q, b_q), (w_k, b_k), (w_v, b_v) = mha.input_projections().values()
     for head in range(N_HEADS):
         rows = slice(head * mha.d_k, (head + 1) * mha.d_k)
-        q = F.linear(x, mha.w_q.weight[rows], mha.w_q.bias[rows])
-        k = F.linear(x, mha.w_k.weight[rows], mha.w_k.bias[rows])
-        v = F.linear(x, mha.w_v.weight[rows], mha.w_v.bias[rows])
+        q = F.linear(x, w_q[rows], b_q[rows])
+        k = F.linear(x, w_k[rows], b_k[rows])
+        v = F.linear(x, w_v[rows], b_v[rows])
         output, weights = scaled_dot_product_attention(q, k, v, mask[:, 0])
         heads.append(output)
         head_weights.append(weights)
@@ -160,14 +163,14 @@ def test_self_attention_cache_matches_one_call(mha, x):
         step = x[:, position : position + 1]
         steps.append(mha(step, step, step, cache=cache)[0])
     full, _ = mha(x, x, x, look_ahead_mask(x.shape[1]))
-    assert cache.key.shape == (2, N_HEADS, x.shape[1], D_MODEL // N_HEADS)
+    assert cache.length == x.shape[1] and cache.key.shape[:2] == (2, N_HEADS)
     assert close(torch.cat(steps, dim=1), full)
 
 
 @torch.no_grad()
-def test_static_cache_projects_the_memory_once(mha, x):
+def test_memory_cache_projects_the_memory_once(mha, x):
     memory = torch.randn(2, 7, D_MODEL)
-    cache = KVCache(static=True)
+    cache = KVCache(from_memory=True)
     first, _ = mha(x[:, :1], memory, memory, cache=cache)
     stored_key = cache.key
     # Later steps reuse the stored keys and values: the key/value arguments are not read again.
@@ -300,3 +303,77 @@ CHECKS = [
 @pytest.mark.parametrize(("check", "solution", "wrong", "message"), CHECKS)
 def test_exercise_checks(check, solution, wrong, message, verdicts):
     verdicts.exercise(check, solution, [(wrong, message)])
+
+
+# ---------------------------------------------------------------- the fused projection
+
+
+def test_w_qkv_starts_as_three_separate_linear_layers_would():
+    torch.manual_seed(3)
+    separate = [nn.Linear(D_MODEL, D_MODEL) for _ in range(4)]  # W^Q, W^K, W^V, W^O in order
+    torch.manual_seed(3)
+    mha = MultiHeadAttention(D_MODEL, N_HEADS)
+    for (weight, bias), linear in zip(mha.input_projections().values(), separate, strict=False):
+        assert torch.equal(weight, linear.weight) and torch.equal(bias, linear.bias)
+    assert torch.equal(mha.w_o.weight, separate[3].weight)
+
+
+def test_input_projections_are_views_of_the_one_parameter(mha):
+    weight, _ = mha.input_projections()["k"]
+    with torch.no_grad():
+        weight.fill_(2.0)
+    assert torch.all(mha.w_qkv.weight[D_MODEL : 2 * D_MODEL] == 2.0)
+    assert [name for name, _ in mha.named_parameters()] == [
+        "w_qkv.weight", "w_qkv.bias", "w_o.weight", "w_o.bias"
+    ]  # fmt: skip
+
+
+@torch.no_grad()
+@pytest.mark.parametrize("need_weights", [False, True])
+def test_keys_and_values_of_different_lengths_are_refused_on_both_paths(mha, need_weights):
+    query, key = torch.randn(2, 3, D_MODEL), torch.randn(2, 5, D_MODEL)
+    with pytest.raises(ValueError, match="value: expected len_k=5"):
+        mha(query, key, torch.randn(2, 4, D_MODEL), need_weights=need_weights)
+
+
+@torch.no_grad()
+@pytest.mark.parametrize("need_weights", [False, True])
+def test_batch_sizes_that_differ_are_refused_on_both_paths(mha, need_weights):
+    with pytest.raises(ValueError, match="one batch size"):
+        mha(torch.randn(2, 3, D_MODEL), torch.randn(3, 5, D_MODEL), torch.randn(3, 5, D_MODEL),
+            need_weights=need_weights)  # fmt: skip
+
+
+@torch.no_grad()
+def test_a_row_with_no_allowed_key_is_zero_not_nan_on_the_fused_path(mha, x):
+    ids = torch.tensor([[5, 6, 7, 0, 0], [0, 0, 0, 0, 0]])  # the second sentence is all padding
+    mask = padding_mask(ids, pad_id=0)
+    fused, _ = mha(x, x, x, mask)
+    explicit, weights = mha(x, x, x, mask, need_weights=True)
+    assert not torch.isnan(fused).any()
+    torch.testing.assert_close(fused, explicit, atol=ATOL, rtol=RTOL)
+    assert torch.all(weights[1] == 0)
+    # Output of an all-padding row: no head contributes, so only W^O's bias is left.
+    torch.testing.assert_close(fused[1], mha.w_o.bias.expand(5, D_MODEL))
+
+
+@torch.no_grad()
+def test_the_self_attention_cache_grows_by_doubling_not_by_copying_every_step(mha):
+    cache, buffers = KVCache(), set()
+    for position in range(40):
+        step = torch.randn(1, 1, D_MODEL)
+        mha(step, step, step, cache=cache)
+        buffers.add(cache.key.data_ptr())
+        assert cache.length == position + 1 and cache.key.shape[2] >= cache.length
+    assert cache.key.shape[2] == 64
+    assert len(buffers) == 3  # capacity 16, then 32, then 64: three allocations for 40 steps
+
+
+@torch.no_grad()
+def test_select_rows_keeps_and_reorders_the_cached_rows(mha):
+    cache = KVCache()
+    x = torch.randn(3, 2, D_MODEL)
+    mha(x, x, x, cache=cache)
+    before = cache.key[:, :, : cache.length].clone()
+    cache.select_rows(torch.tensor([2, 0]))
+    torch.testing.assert_close(cache.key[:, :, : cache.length], before[[2, 0]])

@@ -16,7 +16,8 @@ from helpers.pretrained import CHECKPOINT_DIR, RECIPE, load_pretrained, pretrain
 @pytest.fixture(scope="module")
 def shipped():
     torch.set_num_threads(1)
-    return load_pretrained()
+    model, src_vocab, tgt_vocab, _ = load_pretrained()
+    return model, src_vocab, tgt_vocab
 
 
 def test_the_checkpoint_is_small_and_its_hash_matches():

@@ -10,15 +10,6 @@ from helpers.model.transformer import Transformer, TransformerConfig
 TOLERANCE = 1e-5
 
 
-@pytest.fixture(autouse=True)
-def _one_thread():
-    # Tiny models: one thread avoids thread start-up and contention costs on a shared CPU.
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
-
-
 def ragged(lengths: list[int], vocab_size: int, seed: int) -> torch.Tensor:
     generator = torch.Generator().manual_seed(seed)
     ids = torch.randint(1, vocab_size, (len(lengths), max(lengths)), generator=generator)
@@ -97,7 +88,7 @@ def test_a_changed_weight_is_detected():
     with torch.no_grad():
         # Random, not constant: a constant added to W_V is cancelled, since the Post-LN memory
         # has zero mean over its features.
-        weight = model.decoder.layers[1].cross_attention.w_v.weight
+        weight = model.decoder.layers[1].cross_attention.input_projections()["v"][0]
         weight.add_(0.1 * torch.randn(weight.shape, generator=torch.Generator().manual_seed(0)))
     src, tgt = ragged([5, 3], 11, seed=7), ragged([4, 4], 13, seed=8)
     assert max_difference_at_real_positions(model, reference, src, tgt) > 1e-3

@@ -29,15 +29,6 @@ from helpers.pipeline.training import (
 from helpers.text.vocab import Vocab
 
 
-@pytest.fixture(autouse=True)
-def _one_thread():
-    # Tiny models: one thread avoids thread start-up and contention costs on a shared CPU.
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
-
-
 def random_examples(count: int, seed: int = 0, vocab_size: int = 20) -> list:
     """(source ids, target ids + </s>) lists of random lengths 1..9, ids from 4 up."""
     generator = torch.Generator().manual_seed(seed)
@@ -452,8 +443,53 @@ def test_load_refuses_pickled_code(tmp_path):
     description = json.loads((folder / "checkpoint.json").read_text())
     description["weights_sha256"] = file_sha256(weights)
     (folder / "checkpoint.json").write_text(json.dumps(description))
-    with pytest.raises(Exception, match="Unsupported global"):
+    with pytest.raises(ValueError, match="pickled Python objects"):
         load_checkpoint(folder)
+
+
+def rewrite_description(folder, change) -> None:
+    description = json.loads((folder / "checkpoint.json").read_text())
+    change(description)
+    (folder / "checkpoint.json").write_text(json.dumps(description))
+
+
+@pytest.mark.parametrize(
+    ("change", "words"),
+    [
+        (lambda d: d.pop("config"), "checkpoint.json is damaged"),
+        (lambda d: d["config"].update(d_model="wide"), "d_model: expected a positive int"),
+        (lambda d: d.pop("weights_sha256"), "checkpoint.json is damaged"),
+        (lambda d: d["src_vocab"].pop(), "src_vocab of 11 tokens"),
+        (lambda d: d["tgt_vocab"].append("en_extra"), "tgt_vocab of 13 tokens"),
+        (lambda d: d["config"].update(pad_id=1), "pad id 0; its config expects"),
+        (lambda d: d["src_vocab"].insert(4, 7), "checkpoint.json is damaged"),
+    ],
+)
+def test_an_inconsistent_description_raises_value_error_naming_it(tmp_path, change, words):
+    _, _, _, folder = saved(tmp_path)
+    rewrite_description(folder, change)
+    with pytest.raises(ValueError, match=words):
+        load_checkpoint(folder)
+
+
+def test_weights_of_another_config_raise_value_error(tmp_path):
+    _, _, _, folder = saved(tmp_path)
+    other = Transformer(TransformerConfig(12, 12, d_model=16, n_heads=2, d_ff=32, n_layers=2))
+    torch.save(other.state_dict(), folder / "weights.pt")
+    rewrite_description(
+        folder, lambda d: d.update(weights_sha256=file_sha256(folder / "weights.pt"))
+    )
+    with pytest.raises(ValueError, match="does not hold this config's weights"):
+        load_checkpoint(folder)
+
+
+def test_load_checkpoint_and_load_pretrained_return_the_same_kind_of_thing(tmp_path):
+    from helpers.pretrained import load_pretrained
+
+    _, _, _, folder = saved(tmp_path)
+    mine, shipped = load_checkpoint(folder), load_pretrained()
+    assert type(mine) is type(shipped)
+    assert mine._fields == ("model", "src_vocab", "tgt_vocab", "metadata")
 
 
 # ---------------------------------------------------------------- exercise checks

@@ -11,15 +11,6 @@ from helpers.exercises import notebook_10
 from helpers.model.transformer import AttentionWeights, Transformer, TransformerConfig
 
 
-@pytest.fixture(autouse=True)
-def _one_thread():
-    # Tiny models: one thread avoids thread start-up and contention costs on a shared CPU.
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
-
-
 def small_config(**overrides) -> TransformerConfig:
     sizes = dict(src_vocab_size=11, tgt_vocab_size=13, d_model=16, n_heads=4, d_ff=32, n_layers=2)
     sizes.update(overrides)
@@ -74,10 +65,10 @@ def test_forward_shape(norm_first):
     assert logits.dtype == torch.float32
 
 
-def test_return_attention_shapes():
+def test_need_weights_shapes():
     model = small_model(n_layers=3)
     src, tgt = ragged([5, 3], 11), ragged([4, 2], 13, seed=1)
-    logits, weights = model(src, tgt, return_attention=True)
+    logits, weights = model(src, tgt, need_weights=True)
     assert isinstance(weights, AttentionWeights)
     assert logits.shape == (2, 4, 13)
     for field, shape in [
@@ -93,12 +84,12 @@ def test_return_attention_shapes():
     assert torch.all(weights.decoder_self[2].triu(1) == 0)
 
 
-def test_return_attention_does_not_change_logits():
+def test_need_weights_does_not_change_logits():
     model = small_model()
     src, tgt = ragged([5, 3], 11), ragged([4, 2], 13, seed=1)
     with torch.no_grad():
         plain = model(src, tgt)
-        with_weights, _ = model(src, tgt, return_attention=True)
+        with_weights, _ = model(src, tgt, need_weights=True)
     torch.testing.assert_close(plain, with_weights, atol=1e-5, rtol=0)
 
 
@@ -275,7 +266,7 @@ def test_no_nan_on_all_pad_rows(dtype):
     src[1] = 0  # an empty source sentence
     tgt[2] = 0  # an all-pad target row
     with torch.no_grad():
-        logits, weights = model(src, tgt, return_attention=True)
+        logits, weights = model(src, tgt, need_weights=True)
     assert torch.isfinite(logits).all()
     for maps in (weights.encoder_self, weights.decoder_self, weights.decoder_cross):
         assert all(torch.isfinite(weight).all() for weight in maps)
@@ -467,3 +458,13 @@ def test_is_causal_check_accepts_tensor_and_numpy_booleans(verdicts):
     verdicts.passes(check, lambda m, s, t: torch.tensor(is_causal(m, s, t)))
     verdicts.passes(check, lambda m, s, t: np.bool_(is_causal(m, s, t)))
     verdicts.fails(check, lambda m, s, t: "yes", "expected True or False")
+
+
+def test_xavier_scales_each_of_w_q_w_k_w_v_as_its_own_matrix():
+    torch.manual_seed(0)
+    model = Transformer(TransformerConfig(50, 60, d_model=64, n_heads=4, d_ff=128, n_layers=1))
+    bound = math.sqrt(6 / (64 + 64))  # Xavier for one (64, 64) matrix
+    for weight, _ in model.encoder.layers[0].self_attention.input_projections().values():
+        assert weight.abs().max() <= bound
+        # Xavier over the stacked (192, 64) parameter would bound every entry by sqrt(6/256).
+        assert weight.abs().max() > math.sqrt(6 / (192 + 64))

@@ -264,8 +264,10 @@ def decode_both_ways(
     model: Transformer, src: torch.Tensor, steps: int
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """Greedy tokens (batch, steps) with and without the KV cache; raises if they differ."""
-    cached = greedy_decode(model, src, steps, BOS_ID, EOS_ID, use_cache=True)
-    uncached = greedy_decode(model, src, steps, BOS_ID, EOS_ID, use_cache=False)
+    cached = greedy_decode(model, src, max_len=steps, bos_id=BOS_ID, eos_id=EOS_ID, use_cache=True)
+    uncached = greedy_decode(
+        model, src, max_len=steps, bos_id=BOS_ID, eos_id=EOS_ID, use_cache=False
+    )
     if cached.shape != (src.shape[0], steps):
         raise AssertionError(
             f"decoding stopped early: expected {steps} tokens per row, got shape {tuple(cached.shape)}"
@@ -290,8 +292,12 @@ def bench_decoding(
     decode_both_ways(model, src, steps)  # same tokens, full length: asserted before timing
     durations = alternate(
         {
-            "cache": lambda: greedy_decode(model, src, steps, BOS_ID, EOS_ID, use_cache=True),
-            "no cache": lambda: greedy_decode(model, src, steps, BOS_ID, EOS_ID, use_cache=False),
+            "cache": lambda: greedy_decode(
+                model, src, max_len=steps, bos_id=BOS_ID, eos_id=EOS_ID, use_cache=True
+            ),
+            "no cache": lambda: greedy_decode(
+                model, src, max_len=steps, bos_id=BOS_ID, eos_id=EOS_ID, use_cache=False
+            ),
         },
         rounds,
         warmup,

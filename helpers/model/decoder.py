@@ -103,10 +103,10 @@ class Decoder(nn.Module):
     def new_cache(self) -> list[tuple[KVCache, KVCache]]:
         """Empty caches, one (self, cross) pair per layer, for step-by-step decoding.
 
-        The self-attention cache grows by one position per step; the cross-attention cache is
-        static: it holds the memory's keys and values, computed at the first step and reused.
+        The self-attention cache grows by one position per step; the cross-attention cache holds
+        the memory's keys and values (from_memory), computed at the first step and reused.
         """
-        return [(KVCache(), KVCache(static=True)) for _ in self.layers]
+        return [(KVCache(), KVCache(from_memory=True)) for _ in self.layers]
 
     def forward(
         self,

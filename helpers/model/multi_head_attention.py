@@ -2,6 +2,7 @@
 # change the cells marked `#| export model.multi_head_attention` there, then run `make export`.
 """Multi-head attention: project, split into heads, attend, concatenate, project (notebook 05)."""
 
+import math
 from dataclasses import dataclass
 
 import torch
@@ -15,20 +16,50 @@ from helpers.model.attention import scaled_dot_product_attention
 class KVCache:
     """Keys and values already projected into heads, kept between decoding steps (notebook 12).
 
-    key, value: (batch, n_heads, len_k, d_k or d_v). static: True for cross-attention, whose
-    keys and values come from the encoder output and never change; False for self-attention,
-    whose keys and values grow by one position per step.
+    key, value: (batch, n_heads, capacity, d_k or d_v), of which the first ``length`` positions
+    are filled. from_memory: True for cross-attention, whose keys and values are the encoder
+    output's, projected at the first step and reused unchanged; False for self-attention, which
+    appends the new positions at every step. Appending writes into spare room that doubles when
+    it runs out, so a step does not copy the whole history.
     """
 
     key: torch.Tensor | None = None
     value: torch.Tensor | None = None
-    static: bool = False
+    from_memory: bool = False
+    length: int = 0
+
+    def append(self, key: torch.Tensor, value: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Add positions (batch, n_heads, new, d) and return every position so far (views)."""
+        end = self.length + key.shape[2]
+        if self.key is None or end > self.key.shape[2]:
+            capacity = max(end, 2 * self.length, 16)
+            grown_key = key.new_empty(*key.shape[:2], capacity, key.shape[3])
+            grown_value = value.new_empty(*value.shape[:2], capacity, value.shape[3])
+            if self.length:
+                grown_key[:, :, : self.length] = self.key[:, :, : self.length]
+                grown_value[:, :, : self.length] = self.value[:, :, : self.length]
+            self.key, self.value = grown_key, grown_value
+        self.key[:, :, self.length : end] = key
+        self.value[:, :, self.length : end] = value
+        self.length = end
+        return self.key[:, :, :end], self.value[:, :, :end]
+
+    def set_memory(self, key: torch.Tensor, value: torch.Tensor) -> None:
+        """Keep the memory's projected keys and values (cross-attention)."""
+        self.key, self.value, self.length = key, value, key.shape[2]
+
+    def select_rows(self, rows: torch.Tensor) -> None:
+        """Keep only these batch rows, in this order (a finished sentence leaves; beams reorder)."""
+        if self.key is not None:
+            self.key, self.value = self.key[rows], self.value[rows]
 
 
 class MultiHeadAttention(nn.Module):
     """MultiHead(Q, K, V) = Concat(head_1, ..., head_h) W^O, head_i = Attention(Q W_i^Q, K W_i^K, V W_i^V).
 
-    The h projections of size d_k are done by one Linear of size h * d_k, then split (paper §3.2.2).
+    All h projections of one role are one Linear of size h * d_k, then split (paper §3.2.2); the
+    three roles are stacked in one parameter, ``w_qkv`` (rows: W^Q, then W^K, then W^V), like
+    ``nn.MultiheadAttention.in_proj_weight``, so self-attention projects with one matrix product.
     d_k and d_v default to d_model / n_heads, the paper's choice.
     """
 
@@ -47,14 +78,26 @@ class MultiHeadAttention(nn.Module):
                 f"n_heads: expected a positive divisor of d_model={d_model} (or give d_k and d_v), got {n_heads}"
             )
         # Sizes live on the instance, never in globals: two attentions of different sizes coexist.
+        self.d_model = d_model
         self.n_heads = n_heads
         self.d_k = d_k if d_k is not None else d_model // n_heads
         self.d_v = d_v if d_v is not None else d_model // n_heads
-        self.w_q = nn.Linear(d_model, n_heads * self.d_k, bias=bias)
-        self.w_k = nn.Linear(d_model, n_heads * self.d_k, bias=bias)
-        self.w_v = nn.Linear(d_model, n_heads * self.d_v, bias=bias)
+        self.sizes = [n_heads * self.d_k, n_heads * self.d_k, n_heads * self.d_v]  # rows of q, k, v
+        # Created uninitialised, then each role's block is initialised as its own nn.Linear
+        # would be: W^Q, W^K and W^V start exactly as three separate layers.
+        self.w_qkv = nn.utils.skip_init(nn.Linear, d_model, sum(self.sizes), bias=bias)
+        for weight, role_bias in self.input_projections().values():
+            nn.init.kaiming_uniform_(weight, a=math.sqrt(5))  # nn.Linear's own initialisation
+            if role_bias is not None:
+                nn.init.uniform_(role_bias, -(d_model**-0.5), d_model**-0.5)
         self.w_o = nn.Linear(n_heads * self.d_v, d_model, bias=bias)
         self.attention_dropout = nn.Dropout(dropout)
+
+    def input_projections(self) -> dict[str, tuple[torch.Tensor, torch.Tensor | None]]:
+        """{"q": (W^Q, b^Q), "k": ..., "v": ...}: views into w_qkv, one (rows, d_model) block each."""
+        weights = self.w_qkv.weight.split(self.sizes)
+        biases = (None,) * 3 if self.w_qkv.bias is None else self.w_qkv.bias.split(self.sizes)
+        return dict(zip("qkv", zip(weights, biases, strict=True), strict=True))
 
     def split_heads(self, x: torch.Tensor, d_head: int) -> torch.Tensor:
         """(batch, seq_len, n_heads * d_head) -> (batch, n_heads, seq_len, d_head)."""
@@ -70,18 +113,35 @@ class MultiHeadAttention(nn.Module):
     def project_query_key_value(
         self, query: torch.Tensor, key: torch.Tensor, value: torch.Tensor
     ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-        """The three input projections; one fused matrix product when query, key and value are one tensor."""
+        """The three input projections: one matrix product when query, key and value are one tensor."""
         if query is key and key is value:
-            # Self-attention: one (3·h·d_k) x d_model product instead of three smaller ones.
-            weight = torch.cat([self.w_q.weight, self.w_k.weight, self.w_v.weight])
-            bias = (
-                None
-                if self.w_q.bias is None
-                else torch.cat([self.w_q.bias, self.w_k.bias, self.w_v.bias])
+            return self.w_qkv(query).split(self.sizes, dim=-1)  # self-attention
+        roles = self.input_projections()
+        q = F.linear(query, *roles["q"])
+        if key is value:  # cross-attention: keys and values both come from the memory
+            weight = self.w_qkv.weight[self.sizes[0] :]
+            bias = None if self.w_qkv.bias is None else self.w_qkv.bias[self.sizes[0] :]
+            k, v = F.linear(key, weight, bias).split(self.sizes[1:], dim=-1)
+            return q, k, v
+        return q, F.linear(key, *roles["k"]), F.linear(value, *roles["v"])
+
+    def check_inputs(self, query: torch.Tensor, key: torch.Tensor, value: torch.Tensor) -> None:
+        """Raise ValueError unless query (batch, len_q, d_model), key and value (batch, len_k, d_model)."""
+        shapes = f"{tuple(query.shape)}, {tuple(key.shape)}, {tuple(value.shape)}"
+        if query.dim() != 3 or key.dim() != 3 or value.dim() != 3:
+            raise ValueError(
+                f"query, key, value: expected (batch, seq_len, d_model) each, got shapes {shapes}"
             )
-            sizes = [self.n_heads * self.d_k, self.n_heads * self.d_k, self.n_heads * self.d_v]
-            return F.linear(query, weight, bias).split(sizes, dim=-1)
-        return self.w_q(query), self.w_k(key), self.w_v(value)
+        if {query.shape[-1], key.shape[-1], value.shape[-1]} != {self.d_model}:
+            raise ValueError(
+                f"query, key, value: expected last dimension d_model={self.d_model}, got shapes {shapes}"
+            )
+        if not query.shape[0] == key.shape[0] == value.shape[0]:
+            raise ValueError(f"query, key, value: expected one batch size, got shapes {shapes}")
+        if key.shape[1] != value.shape[1]:
+            raise ValueError(
+                f"value: expected len_k={key.shape[1]} positions like key, got shapes {shapes}"
+            )
 
     def forward(
         self,
@@ -98,27 +158,22 @@ class MultiHeadAttention(nn.Module):
         need_weights: return the attention weights (batch, n_heads, len_q, len_k); this takes the
         explicit path of notebook 03. Without it the same computation runs in PyTorch's fused
         ``F.scaled_dot_product_attention`` (checked equal in notebook 05) and weights are None.
+        Either way a query that may attend to no key gets a zero output, never NaN.
         cache: see ``KVCache``. Returns output (batch, len_q, d_model) and the weights or None.
         """
-        if query.dim() != 3 or key.dim() != 3 or value.dim() != 3:
-            raise ValueError(
-                "query, key, value: expected (batch, seq_len, d_model) each, got shapes "
-                f"{tuple(query.shape)}, {tuple(key.shape)}, {tuple(value.shape)}"
-            )
-        d_model = self.w_q.in_features
-        if query.shape[-1] != d_model or key.shape[-1] != d_model or value.shape[-1] != d_model:
-            raise ValueError(
-                f"query, key, value: expected last dimension d_model={d_model}, got shapes "
-                f"{tuple(query.shape)}, {tuple(key.shape)}, {tuple(value.shape)}"
-            )
+        self.check_inputs(query, key, value)
         if mask is not None and mask.dtype != torch.bool:
             # The fused path would silently *add* a float mask to the scores: refuse it on both paths.
             raise ValueError(
                 f"mask: expected a bool tensor (True = may attend), got dtype {mask.dtype}"
             )
-        if cache is not None and cache.static and cache.key is not None:
+        if cache is not None and cache.from_memory and cache.key is not None:
             # Cross-attention while decoding: the memory's keys and values were projected once.
-            q, k, v = self.split_heads(self.w_q(query), self.d_k), cache.key, cache.value
+            q, k, v = (
+                self.split_heads(F.linear(query, *self.input_projections()["q"]), self.d_k),
+                cache.key,
+                cache.value,
+            )
         else:
             q, k, v = self.project_query_key_value(query, key, value)
             q, k, v = (
@@ -126,17 +181,38 @@ class MultiHeadAttention(nn.Module):
                 self.split_heads(k, self.d_k),
                 self.split_heads(v, self.d_v),
             )
-            if cache is not None:
+            if cache is not None and cache.from_memory:
+                cache.set_memory(k, v)
+            elif cache is not None:
                 # Self-attention while decoding: the new positions join the earlier ones.
-                if cache.key is not None:
-                    k, v = torch.cat([cache.key, k], dim=2), torch.cat([cache.value, v], dim=2)
-                cache.key, cache.value = k, v
+                k, v = cache.append(k, v)
         if need_weights:
             heads, weights = scaled_dot_product_attention(q, k, v, mask, self.attention_dropout)
         else:
             dropout_p = self.attention_dropout.p if self.training else 0.0
-            heads, weights = (
-                F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=dropout_p),
-                None,
-            )
+            heads = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=dropout_p)
+            weights = None
+            if mask is not None:
+                # A row with no allowed key is NaN in the fused kernel; the explicit path gives 0.
+                heads = heads.masked_fill(~mask.any(dim=-1, keepdim=True), 0.0)
         return self.w_o(self.merge_heads(heads)), weights
+
+
+def xavier_init_(model: nn.Module) -> nn.Module:
+    """Xavier-uniform for every matrix, zeros for biases, in place (the paper's models, notebook 10).
+
+    W^Q, W^K and W^V share the parameter w_qkv but are three matrices: each gets the Xavier scale
+    of one (rows, d_model) matrix, as three separate Linear layers would. Returns the model.
+    """
+    blocks = {
+        id(module.w_qkv.weight): [weight for weight, _ in module.input_projections().values()]
+        for module in model.modules()
+        if isinstance(module, MultiHeadAttention)
+    }
+    for name, parameter in model.named_parameters():
+        if parameter.dim() > 1:
+            for matrix in blocks.get(id(parameter), [parameter]):
+                nn.init.xavier_uniform_(matrix)
+        elif name.endswith("bias"):
+            nn.init.zeros_(parameter)
+    return model

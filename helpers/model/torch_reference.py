@@ -82,10 +82,8 @@ class TorchReferenceTransformer(nn.Module):
 
 
 def _copy_attention(target: nn.MultiheadAttention, source: MultiHeadAttention) -> None:
-    target.in_proj_weight.copy_(
-        torch.cat([source.w_q.weight, source.w_k.weight, source.w_v.weight])
-    )
-    target.in_proj_bias.copy_(torch.cat([source.w_q.bias, source.w_k.bias, source.w_v.bias]))
+    target.in_proj_weight.copy_(source.w_qkv.weight)  # both stack [W^Q; W^K; W^V]
+    target.in_proj_bias.copy_(source.w_qkv.bias)
     target.out_proj.weight.copy_(source.w_o.weight)
     target.out_proj.bias.copy_(source.w_o.bias)
 

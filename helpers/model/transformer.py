@@ -10,7 +10,7 @@ from torch import nn
 from helpers.model.decoder import Decoder
 from helpers.model.encoder import Encoder
 from helpers.model.masks import decoder_self_attention_mask, padding_mask
-from helpers.model.multi_head_attention import KVCache
+from helpers.model.multi_head_attention import KVCache, xavier_init_
 
 
 @dataclass
@@ -131,11 +131,7 @@ class Transformer(nn.Module):
 
     def reset_parameters(self) -> None:
         """Xavier-uniform for every matrix, zeros for biases, ones/zeros for LayerNorm."""
-        for name, parameter in self.named_parameters():
-            if parameter.dim() > 1:
-                nn.init.xavier_uniform_(parameter)
-            elif name.endswith("bias"):
-                nn.init.zeros_(parameter)
+        xavier_init_(self)
 
     def check_ids(self, name: str, ids: torch.Tensor, vocab_size: int) -> None:
         """Raise ValueError unless ids is a (batch, seq_len) int64 tensor of valid ids."""
@@ -180,7 +176,8 @@ class Transformer(nn.Module):
         positions are fed, and the keys and values of earlier ones are reused. Also returns the
         per-layer self- and cross-attention weights when need_weights, else None and None.
         """
-        self.check_ids("tgt", tgt, self.config.tgt_vocab_size)
+        if start == 0:  # later steps feed the tokens the model chose itself: valid by construction
+            self.check_ids("tgt", tgt, self.config.tgt_vocab_size)
         if memory.shape[:2] != src.shape:
             raise ValueError(
                 f"memory: expected (batch, src_len) = {tuple(src.shape)} in front, got {tuple(memory.shape)}"
@@ -192,8 +189,7 @@ class Transformer(nn.Module):
         if cache is None:
             tgt_mask = decoder_self_attention_mask(tgt, self.config.pad_id)
         else:
-            cached_keys = cache[0][0].key  # the first layer's self-attention keys so far
-            cached = 0 if cached_keys is None else cached_keys.shape[2]
+            cached = cache[0][0].length  # positions already in the first layer's cache
             if start != cached:
                 raise ValueError(
                     f"start: expected {cached}, the number of positions already in the cache, "
@@ -211,11 +207,11 @@ class Transformer(nn.Module):
         return self.output_projection(x), self_weights, cross_weights
 
     def forward(
-        self, src: torch.Tensor, tgt: torch.Tensor, return_attention: bool = False
+        self, src: torch.Tensor, tgt: torch.Tensor, need_weights: bool = False
     ) -> torch.Tensor | tuple[torch.Tensor, AttentionWeights]:
         """src: (batch, src_len), tgt: (batch, tgt_len) ids -> logits (batch, tgt_len, tgt_vocab_size).
 
-        return_attention: also return every layer's attention weights (for plotting).
+        need_weights: also return every layer's attention weights (for plotting).
         """
         # Compare batch sizes before any work; a tensor of the wrong rank is left to check_ids.
         if (
@@ -227,8 +223,8 @@ class Transformer(nn.Module):
             raise ValueError(
                 f"tgt: expected batch size {src.shape[0]} like src, got {tgt.shape[0]}"
             )
-        memory, encoder_weights = self.encode(src, return_attention)
-        logits, self_weights, cross_weights = self.decode(tgt, memory, src, return_attention)
-        if return_attention:
+        memory, encoder_weights = self.encode(src, need_weights)
+        logits, self_weights, cross_weights = self.decode(tgt, memory, src, need_weights)
+        if need_weights:
             return logits, AttentionWeights(encoder_weights, self_weights, cross_weights)
         return logits

@@ -3,6 +3,7 @@
 """Greedy decoding with a KV cache, beam search, and translate() for strings (notebook 12)."""
 
 import re
+import warnings
 from collections.abc import Sequence
 
 import torch
@@ -10,7 +11,12 @@ import torch.nn.functional as F
 
 from helpers.model.multi_head_attention import KVCache
 from helpers.model.transformer import Transformer
-from helpers.text.vocab import Vocab, pad_sequences
+from helpers.text.vocab import BOS, EOS, SPECIAL_TOKENS, Vocab, pad_sequences
+
+# The ids of <s> and </s> in every vocabulary of the series (notebook 01 puts the specials first).
+BOS_ID, EOS_ID = SPECIAL_TOKENS.index(BOS), SPECIAL_TOKENS.index(EOS)
+# The paper's rule (§6.1): an output may be at most 50 tokens longer than its input.
+MAX_EXTRA_LEN = 50
 
 
 def forbid_special_tokens(logits: torch.Tensor, pad_id: int, bos_id: int) -> torch.Tensor:
@@ -27,17 +33,49 @@ def _is_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _check_decoding_arguments(
-    model: Transformer, src: torch.Tensor, max_len: int, bos_id: int, eos_id: int
+def output_limits(
+    model: Transformer, src: torch.Tensor, max_len: int | None, max_extra_len: int
+) -> torch.Tensor:
+    """The most tokens each row may generate: (batch,) ints.
+
+    max_len=None applies the paper's rule, the row's source length (padding excluded) plus
+    max_extra_len; an int gives every row that limit. Either way at most the model's max_len.
+    """
+    if max_len is not None:
+        return torch.full((src.shape[0],), max_len, device=src.device)
+    lengths = (src != model.config.pad_id).sum(dim=1)
+    return (lengths + max_extra_len).clamp(1, model.config.max_len)
+
+
+def _check_options(
+    model: Transformer, beam_size: int, alpha: float, max_len: int | None, max_extra_len: int
 ) -> None:
-    """Raise ValueError naming the first argument greedy_decode or beam_search cannot use."""
+    """Raise ValueError naming the first search option that cannot be used."""
     if not isinstance(model, Transformer):
         raise ValueError(f"model: expected a helpers.Transformer, got {type(model).__name__}")
-    if not _is_int(max_len) or not 1 <= max_len <= model.config.max_len:
+    if not _is_int(beam_size) or beam_size < 1:
+        raise ValueError(f"beam_size: expected a positive int, got {beam_size!r}")
+    if (
+        not isinstance(alpha, int | float)
+        or isinstance(alpha, bool)
+        or not 0 <= alpha < float("inf")
+    ):
+        raise ValueError(f"alpha: expected a number >= 0, got {alpha!r}")
+    if max_len is not None and (not _is_int(max_len) or not 1 <= max_len <= model.config.max_len):
         raise ValueError(
-            f"max_len: expected an int in [1, {model.config.max_len}] (the model's max_len), "
-            f"got {max_len!r}"
+            f"max_len: expected None or an int in [1, {model.config.max_len}] (the model's "
+            f"max_len), got {max_len!r}"
         )
+    if not _is_int(max_extra_len) or max_extra_len < 0:
+        raise ValueError(f"max_extra_len: expected an int >= 0, got {max_extra_len!r}")
+
+
+def _check_decoding_arguments(
+    model: Transformer, src: torch.Tensor, bos_id: int, eos_id: int, beam_size: int, alpha: float,
+    max_len: int | None, max_extra_len: int,
+) -> None:  # fmt: skip
+    """Raise ValueError naming the first argument greedy_decode or beam_search cannot use."""
+    _check_options(model, beam_size, alpha, max_len, max_extra_len)
     vocab_size = model.config.tgt_vocab_size
     for name, value in (("bos_id", bos_id), ("eos_id", eos_id)):
         if not _is_int(value) or not 0 <= value < vocab_size or value == model.config.pad_id:
@@ -50,61 +88,73 @@ def _check_decoding_arguments(
     model.check_ids("src", src, model.config.src_vocab_size)
 
 
-def _select_rows(cache: list[tuple[KVCache, KVCache]], index: torch.Tensor) -> None:
-    """Keep (and reorder) the cached keys and values of the rows given by index, in every layer.
+def _select_rows(
+    cache: list[tuple[KVCache, KVCache]], rows: torch.Tensor, memory_too: bool = True
+) -> None:
+    """Keep (and reorder) the cached keys and values of these rows, in every layer.
 
-    index: a bool mask or a tensor of row numbers, as for ``tensor[index]``.
+    rows: a bool mask or a tensor of row numbers, as for ``tensor[rows]``. memory_too=False leaves
+    the cross-attention caches alone (beam search: beams of one sentence share its memory).
     """
-    for layer_caches in cache:
-        for kv_cache in layer_caches:
-            kv_cache.key, kv_cache.value = kv_cache.key[index], kv_cache.value[index]
+    for self_cache, cross_cache in cache:
+        self_cache.select_rows(rows)
+        if memory_too:
+            cross_cache.select_rows(rows)
 
 
 @torch.no_grad()
 def greedy_decode(
     model: Transformer,
     src: torch.Tensor,
-    max_len: int,
-    bos_id: int,
-    eos_id: int,
+    *,
+    max_len: int | None = None,
+    max_extra_len: int = MAX_EXTRA_LEN,
     use_cache: bool = True,
+    bos_id: int = BOS_ID,
+    eos_id: int = EOS_ID,
 ) -> torch.Tensor:
     """Pick the most likely next token, one step at a time, for a whole batch.
 
-    src: (batch, src_len) source ids. Returns (batch, <= max_len) generated ids, without <s>: a
-    row ends with eos_id when the model produced it within max_len, and is padded after it. A row
-    that has ended leaves the batch, and the loop stops when no row is left. With use_cache each
-    step feeds only the newest token and reuses the keys and values of earlier positions (a
+    src: (batch, src_len) source ids. Returns (batch, width) generated ids, without <s>, where
+    width is the longest row: a row ends with eos_id when the model produced it within its limit
+    (``output_limits``: source length + 50 unless max_len is given), and is padded after it. A
+    row that has ended leaves the batch, and the loop stops when no row is left. With use_cache
+    each step feeds only the newest token and reuses the keys and values of earlier positions (a
     KVCache per layer); without, each step re-runs the decoder on the whole prefix. Both give the
     same tokens.
     """
-    _check_decoding_arguments(model, src, max_len, bos_id, eos_id)
+    _check_decoding_arguments(model, src, bos_id, eos_id, 1, 0.0, max_len, max_extra_len)
+    limits = output_limits(model, src, max_len, max_extra_len)
     was_training = model.training
     model.eval()  # no dropout while decoding
     try:
         pad_id = model.config.pad_id
-        output = torch.full((src.shape[0], max_len), pad_id, dtype=torch.long, device=src.device)
+        width = int(limits.max())
+        output = torch.full((src.shape[0], width), pad_id, dtype=torch.long, device=src.device)
         memory, _ = model.encode(src)  # (batch, src_len, d_model), computed once
         rows = torch.arange(src.shape[0], device=src.device)  # the rows still being decoded
         prefix = torch.full((src.shape[0], 1), bos_id, dtype=torch.long, device=src.device)
         cache = model.decoder.new_cache() if use_cache else None
-        for step in range(max_len):
+        longest = 0  # the width of the output that is used
+        for step in range(width):
             if use_cache:  # only the newest token; positions 0..step-1 are in the cache
                 logits, _, _ = model.decode(prefix[:, -1:], memory, src, cache=cache, start=step)
             else:  # the whole prefix again, positions 0..step
                 logits, _, _ = model.decode(prefix, memory, src)
             next_token = forbid_special_tokens(logits[:, -1], pad_id, bos_id).argmax(dim=-1)
             output[rows, step] = next_token
-            ended = next_token == eos_id
+            longest = step + 1
+            # A row ends at </s> or at its limit; it then leaves the batch, cache included.
+            ended = (next_token == eos_id) | (limits[rows] == step + 1)
             if ended.all():
-                return output[:, : step + 1]
+                break
             prefix = torch.cat([prefix, next_token[:, None]], dim=1)
-            if ended.any():  # those rows are done: they leave the batch, cache included
+            if ended.any():
                 going_on = ~ended
                 rows, src, memory, prefix = (t[going_on] for t in (rows, src, memory, prefix))
                 if cache is not None:
                     _select_rows(cache, going_on)
-        return output
+        return output[:, :longest]
     finally:
         model.train(was_training)
 
@@ -118,125 +168,153 @@ def length_penalty(length: int, alpha: float) -> float:
 
 
 @torch.no_grad()
-def _beam_search_one(
+def beam_search(
     model: Transformer,
     src: torch.Tensor,
-    max_len: int,
+    *,
+    beam_size: int = 4,
+    alpha: float = 0.6,
+    max_len: int | None = None,
+    max_extra_len: int = MAX_EXTRA_LEN,
+    use_cache: bool = True,
+    bos_id: int = BOS_ID,
+    eos_id: int = EOS_ID,
+    trace: list | None = None,
+) -> torch.Tensor:
+    """Beam search (paper §6.1: beam 4, alpha 0.6) for a batch: every sentence's beams in one batch.
+
+    src: (batch, src_len). Returns (batch, width) ids like greedy_decode: each row ends with eos_id
+    (then padding) unless it reached its limit without it. At each step every live hypothesis of a
+    sentence is extended by every token and the extensions are ranked by summed log-probability.
+    Those among the best beam_size that end with </s> are finished: they stop growing and are
+    ranked by log P(Y) / lp(|Y|). The beam_size best extensions that do not end with </s> are the
+    next live hypotheses. A sentence stops at its limit, or as soon as no live hypothesis can beat
+    its best finished one any more. beam_size=1 with alpha=0 is exactly greedy decoding.
+    The beams of a sentence share its memory: the cross-attention keys and values are projected
+    once and never copied when beams are reordered. use_cache=False re-runs the decoder on the
+    whole prefixes at every step (same result, slower). trace: when a list is given, one dict per
+    step is appended for the first sentence (live hypotheses and finished ones, for notebook 12).
+    """
+    _check_decoding_arguments(model, src, bos_id, eos_id, beam_size, alpha, max_len, max_extra_len)
+    limits = output_limits(model, src, max_len, max_extra_len).tolist()
+    was_training = model.training
+    model.eval()
+    try:
+        results = _beam_search_batch(
+            model, src, limits, bos_id, eos_id, beam_size, float(alpha), use_cache, trace
+        )
+    finally:
+        model.train(was_training)
+    return pad_sequences(results, model.config.pad_id).to(src.device)
+
+
+def _beam_search_batch(
+    model: Transformer,
+    src: torch.Tensor,
+    limits: list[int],
     bos_id: int,
     eos_id: int,
     beam_size: int,
     alpha: float,
-    trace: list | None = None,
-) -> list[int]:
-    """Beam search for one sentence, src: (1, src_len); returns the best ids (without <s>).
-
-    At each step every live hypothesis is extended by every token and the extensions are ranked
-    by summed log-probability. Those among the best beam_size that end with </s> are finished:
-    they stop growing and are ranked by log P(Y) / lp(|Y|). The beam_size best extensions that do
-    not end with </s> are the next live hypotheses. The search stops after max_len steps, or as
-    soon as no live hypothesis can beat the best finished one any more.
-    trace: when a list is given, one dict per step is appended (for notebook 12's tables).
-    """
-    pad_id = model.config.pad_id
-    memory, _ = model.encode(src)  # (1, src_len, d_model), computed once
-    beams = torch.full((1, 1), bos_id, dtype=torch.long, device=src.device)  # <s> + tokens
-    scores = torch.zeros(1, device=src.device)  # summed log-probabilities of the live beams
-    cache = model.decoder.new_cache()
-    finished: list[tuple[float, list[int]]] = []  # (log P / lp(length), ids ending with </s>)
-    for step in range(max_len):
-        n_live = beams.shape[0]
-        logits, _, _ = model.decode(
-            beams[:, -1:],
-            memory.expand(n_live, -1, -1),
-            src.expand(n_live, -1),
-            cache=cache,
-            start=step,
-        )
+    use_cache: bool,
+    trace: list | None,
+) -> list[list[int]]:
+    batch, device, pad_id = src.shape[0], src.device, model.config.pad_id
+    memory, _ = model.encode(src)  # (batch, src_len, d_model), once per sentence
+    # Row b * beam_size + k is beam k of sentence b. Each sentence starts with one live beam
+    # (<s>); the others get -inf so that the first step extends only that one.
+    memory = memory.repeat_interleave(beam_size, dim=0)
+    src = src.repeat_interleave(beam_size, dim=0)
+    beams = torch.full((batch * beam_size, 1), bos_id, dtype=torch.long, device=device)
+    scores = torch.full((batch, beam_size), float("-inf"), device=device)
+    scores[:, 0] = 0.0
+    cache = model.decoder.new_cache() if use_cache else None
+    finished: list[list[tuple[float, list[int]]]] = [[] for _ in range(batch)]
+    results: list[list[int] | None] = [None] * batch
+    active = list(range(batch))  # sentences still being searched, in row-block order
+    for step in range(max(limits)):
+        if use_cache:
+            logits, _, _ = model.decode(beams[:, -1:], memory, src, cache=cache, start=step)
+        else:
+            logits, _, _ = model.decode(beams, memory, src)
         log_probs = F.log_softmax(forbid_special_tokens(logits[:, -1].float(), pad_id, bos_id), -1)
-        candidates = (scores[:, None] + log_probs).flatten()  # (n_live * tgt_vocab,)
+        vocab_size = log_probs.shape[-1]
+        candidates = scores[:, :, None] + log_probs.view(len(active), beam_size, vocab_size)
         # 2 * beam_size candidates always hold beam_size that do not end with </s>: each live
         # beam has only one way to end.
-        n_best = min(2 * beam_size, int(torch.isfinite(candidates).sum()))
-        top_scores, top_ids = candidates.topk(n_best)  # best first
-        origin = top_ids // log_probs.shape[-1]  # the live beam each extension comes from
-        token = top_ids % log_probs.shape[-1]
-        ends = token == eos_id
-        for rank in ends[:beam_size].nonzero().flatten().tolist():  # in the beam and finished
-            ids = beams[origin[rank], 1:].tolist() + [eos_id]
-            finished.append((top_scores[rank].item() / length_penalty(len(ids), alpha), ids))
-        keep = (~ends).nonzero().flatten()[:beam_size]  # the best extensions still going
-        beams = torch.cat([beams[origin[keep]], token[keep, None]], dim=1)
-        scores = top_scores[keep]
-        if trace is not None:
-            trace.append(
-                {
+        top_scores, top_ids = candidates.flatten(1).topk(2 * beam_size, dim=1)  # best first
+        origin, token = top_ids // vocab_size, top_ids % vocab_size  # (active, 2 * beam_size)
+        ends = (token == eos_id) & torch.isfinite(top_scores)
+        going = ~ends & torch.isfinite(top_scores)
+        keep = going & (going.cumsum(dim=1) <= beam_size)  # the best beam_size still going
+        history = beams.view(len(active), beam_size, -1)
+        new_beams, new_scores, new_origin, done = [], [], [], []
+        for row, sentence in enumerate(active):
+            for rank in ends[row, :beam_size].nonzero().flatten().tolist():  # in the beam, ended
+                ids = history[row, origin[row, rank], 1:].tolist() + [eos_id]
+                normalised = top_scores[row, rank].item() / length_penalty(len(ids), alpha)
+                finished[sentence].append((normalised, ids))
+            chosen = keep[row].nonzero().flatten()
+            missing = beam_size - len(chosen)  # fewer than beam_size going on (a tiny vocabulary)
+            if missing == beam_size:  # every hypothesis has finished: the best finished one wins
+                results[sentence] = max(finished[sentence], key=lambda item: item[0])[1]
+                chosen = torch.zeros(0, dtype=torch.long, device=device)
+            # Fill the free places with copies of a candidate, scored -inf: they never win.
+            chosen = torch.cat(
+                [
+                    chosen,
+                    (
+                        chosen[:1]
+                        if len(chosen)
+                        else torch.zeros(1, dtype=torch.long, device=device)
+                    ).expand(missing),
+                ]
+            )
+            new_origin.append(row * beam_size + origin[row, chosen])
+            new_beams.append(
+                torch.cat([history[row, origin[row, chosen]], token[row, chosen, None]], 1)
+            )
+            new_scores.append(top_scores[row, chosen].clone())
+            if missing:
+                new_scores[-1][beam_size - missing :] = float("-inf")
+            if sentence == 0 and trace is not None:
+                trace.append({
                     "step": step,
-                    "live": list(zip(beams[:, 1:].tolist(), scores.tolist(), strict=True)),
-                    "finished": list(finished),
-                }
-            )
-        if finished and len(beams) > 0:
-            # A live beam's log-probability only falls as it grows, and for alpha >= 0 lp grows
-            # with the length, so its final score is at most score / lp(max_len). When even that
-            # is below the best finished score, nothing live can win: stop, same result.
-            best_finished = max(normalised for normalised, _ in finished)
-            if scores.max().item() / length_penalty(max_len, alpha) <= best_finished:
-                break
-        if len(beams) == 0:
+                    "live": list(zip(new_beams[-1][:, 1:].tolist(), new_scores[-1].tolist(), strict=True)),
+                    "finished": list(finished[0]),
+                })  # fmt: skip
+            limit_reached = step + 1 >= limits[sentence]
+            if results[sentence] is not None:
+                pass  # decided above: nothing is left going on
+            elif finished[sentence]:
+                # A live beam's log-probability only falls as it grows, and for alpha >= 0 lp
+                # grows with the length, so its final score is at most score / lp(limit). When
+                # even that is below the best finished score, nothing live can win: stop.
+                best = max(normalised for normalised, _ in finished[sentence])
+                bound = new_scores[-1].max().item() / length_penalty(limits[sentence], alpha)
+                if limit_reached or bound <= best:
+                    results[sentence] = max(finished[sentence], key=lambda item: item[0])[1]
+            elif limit_reached:  # nothing reached </s>: the best live beam, cut at the limit
+                results[sentence] = new_beams[-1][new_scores[-1].argmax().item(), 1:].tolist()
+            done.append(results[sentence] is not None)
+        if all(done):
             break
-        _select_rows(cache, origin[keep])  # each live beam continues the history it came from
-    if finished:
-        return max(finished, key=lambda item: item[0])[1]
-    # Nothing reached </s> within max_len: the best live beam, cut at max_len.
-    return beams[scores.argmax().item(), 1:].tolist()
-
-
-@torch.no_grad()
-def beam_search(
-    model: Transformer,
-    src: torch.Tensor,
-    max_len: int,
-    bos_id: int,
-    eos_id: int,
-    beam_size: int = 4,
-    length_penalty_alpha: float = 0.6,
-) -> torch.Tensor:
-    """Beam search (paper §6.1: beam 4, alpha 0.6), one sentence at a time, its beams batched.
-
-    src: (batch, src_len). Returns (batch, <= max_len) ids like greedy_decode: each row ends with
-    eos_id (then padding) unless it reached max_len without it. Of the hypotheses that finished
-    (ended with </s>), the one with the best log P(Y) / lp(|Y|) wins; finished hypotheses stop
-    growing. beam_size=1 with length_penalty_alpha=0 is exactly greedy decoding.
-    """
-    _check_decoding_arguments(model, src, max_len, bos_id, eos_id)
-    if not _is_int(beam_size) or beam_size < 1:
-        raise ValueError(f"beam_size: expected a positive int, got {beam_size!r}")
-    if (
-        not isinstance(length_penalty_alpha, (int, float))
-        or isinstance(length_penalty_alpha, bool)
-        or not 0 <= length_penalty_alpha < float("inf")
-    ):
-        raise ValueError(
-            f"length_penalty_alpha: expected a number >= 0, got {length_penalty_alpha!r}"
-        )
-    was_training = model.training
-    model.eval()
-    try:
-        rows = [
-            _beam_search_one(
-                model,
-                src[index : index + 1],
-                max_len,
-                bos_id,
-                eos_id,
-                beam_size,
-                float(length_penalty_alpha),
-            )
-            for index in range(src.shape[0])
-        ]
-    finally:
-        model.train(was_training)
-    return pad_sequences(rows, model.config.pad_id).to(src.device)
+        still = [row for row, is_done in enumerate(done) if not is_done]
+        active = [active[row] for row in still]
+        beams = torch.cat([new_beams[row] for row in still])
+        scores = torch.stack([new_scores[row] for row in still])
+        rows = torch.cat([new_origin[row] for row in still])  # the rows each new beam continues
+        if cache is not None:
+            # Reorder the self-attention history; the memory's keys and values are the same for
+            # every beam of a sentence, so they are never reordered, only dropped with a sentence.
+            _select_rows(cache, rows, memory_too=False)
+        if len(still) < len(done):  # sentences that are done leave the batch
+            kept = torch.tensor(still, device=device).repeat_interleave(beam_size) * beam_size
+            kept += torch.arange(beam_size, device=device).repeat(len(still))
+            memory, src = memory[kept], src[kept]
+            for _, cross_cache in cache or []:
+                cross_cache.select_rows(kept)
+    return results
 
 
 def tokenize(text: str) -> list[str]:
@@ -245,6 +323,15 @@ def tokenize(text: str) -> list[str]:
     "Heute trinkt der Mann ein Bier!" -> ["heute", "trinkt", "der", "mann", "ein", "bier", "!"].
     """
     return re.findall(r"\w+|[^\w\s]", text.lower())
+
+
+def unknown_words(sentence: str, src_vocab: Vocab) -> list[str]:
+    """The words of a sentence that the vocabulary does not know (they become <unk>), in order."""
+    return [
+        token
+        for token in tokenize(sentence)
+        if re.fullmatch(r"\w+", token) and token not in src_vocab.token_to_id
+    ]
 
 
 def source_ids(sentence: str, src_vocab: Vocab) -> list[int]:
@@ -267,14 +354,22 @@ def translate(
     sentences: Sequence[str],
     src_vocab: Vocab,
     tgt_vocab: Vocab,
+    *,
     beam_size: int = 1,
-    max_len: int = 40,
+    alpha: float = 0.6,
+    max_len: int | None = None,
+    max_extra_len: int = MAX_EXTRA_LEN,
+    use_cache: bool = True,
+    batch_size: int = 64,
 ) -> list[str]:
     """Translate a list of strings into a list of strings (greedy when beam_size is 1).
 
     Each sentence is tokenised like the corpus (source_ids: lower case, punctuation split off,
-    punctuation the corpus never uses dropped, unknown words -> <unk>). A sentence with nothing
-    left gives an empty translation; an empty list gives an empty list.
+    punctuation the corpus never uses dropped, unknown words -> <unk>, with a UserWarning naming
+    them). Sentences are decoded batch_size at a time, sorted by length so that a batch pads to
+    little; the results come back in the input order. beam_size, alpha, max_len, max_extra_len
+    and use_cache are those of beam_search and greedy_decode. A sentence with nothing left gives
+    an empty translation; an empty list gives an empty list.
     """
     if not isinstance(model, Transformer):
         raise ValueError(f"model: expected a helpers.Transformer, got {type(model).__name__}")
@@ -288,23 +383,45 @@ def translate(
             raise ValueError(
                 f"sentences: expected a list of strings, got {type(sentence).__name__} at index {index}"
             )
-    if not _is_int(beam_size) or beam_size < 1:
-        raise ValueError(f"beam_size: expected a positive int, got {beam_size!r}")
-    if not _is_int(max_len) or not 1 <= max_len <= model.config.max_len:
-        raise ValueError(
-            f"max_len: expected an int in [1, {model.config.max_len}], got {max_len!r}"
+    for name, vocab, size in (
+        ("src_vocab", src_vocab, model.config.src_vocab_size),
+        ("tgt_vocab", tgt_vocab, model.config.tgt_vocab_size),
+    ):
+        if (
+            not isinstance(vocab, Vocab)
+            or len(vocab) != size
+            or vocab.pad_id != model.config.pad_id
+        ):
+            raise ValueError(
+                f"{name}: expected the model's vocabulary ({size} tokens, pad_id="
+                f"{model.config.pad_id}), got {vocab!r:.60}"
+            )
+    _check_options(model, beam_size, alpha, max_len, max_extra_len)
+    if not _is_int(batch_size) or batch_size < 1:
+        raise ValueError(f"batch_size: expected a positive int, got {batch_size!r}")
+    unknown = sorted(
+        {word for sentence in sentences for word in unknown_words(sentence, src_vocab)}
+    )
+    if unknown:
+        warnings.warn(
+            f"translate: {len(unknown)} word(s) are not in the source vocabulary and become "
+            f"<unk>: {', '.join(unknown)}",
+            UserWarning,
+            stacklevel=2,
         )
     results = [""] * len(sentences)
     todo = [(index, source_ids(sentence, src_vocab)) for index, sentence in enumerate(sentences)]
-    todo = [(index, ids) for index, ids in todo if ids]  # nothing to translate: stays ""
-    if not todo:
-        return results
+    todo = sorted(((i, ids) for i, ids in todo if ids), key=lambda item: len(item[1]))
     device = next(model.parameters()).device
-    src = pad_sequences([ids for _, ids in todo], src_vocab.pad_id).to(device)
-    if beam_size == 1:
-        output = greedy_decode(model, src, max_len, tgt_vocab.bos_id, tgt_vocab.eos_id)
-    else:
-        output = beam_search(model, src, max_len, tgt_vocab.bos_id, tgt_vocab.eos_id, beam_size)
-    for (index, _), ids in zip(todo, output.tolist(), strict=True):
-        results[index] = tgt_vocab.decode(ids)
+    for start in range(0, len(todo), batch_size):
+        chunk = todo[start : start + batch_size]
+        src = pad_sequences([ids for _, ids in chunk], src_vocab.pad_id).to(device)
+        options = {"max_len": max_len, "max_extra_len": max_extra_len, "use_cache": use_cache,
+                   "bos_id": tgt_vocab.bos_id, "eos_id": tgt_vocab.eos_id}  # fmt: skip
+        if beam_size == 1:
+            output = greedy_decode(model, src, **options)
+        else:
+            output = beam_search(model, src, beam_size=beam_size, alpha=alpha, **options)
+        for (index, _), ids in zip(chunk, output.tolist(), strict=True):
+            results[index] = tgt_vocab.decode(ids)
     return results

@@ -4,10 +4,12 @@
 
 import hashlib
 import json
+import pickle
 import random
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 import torch
 import torch.nn.functional as F
@@ -108,20 +110,27 @@ def label_smoothing_loss(
     """Cross-entropy against smoothed targets, averaged over the non-pad positions (paper §5.4).
 
     logits: (..., vocab_size), target: (...) ids. Equal to
-    ``F.cross_entropy(logits, target, label_smoothing=epsilon, ignore_index=pad_id)``.
+    ``F.cross_entropy(logits, target, label_smoothing=epsilon, ignore_index=pad_id)``. Against
+    the smoothed target q (``smoothed_targets``), -sum_j q_j log p_j is
+    (1 - epsilon) * (-log p_gold) + epsilon * mean_j(-log p_j): so the only (n, vocab_size)
+    tensor it builds is log p, which matters at the paper's 25,000 tokens x 37,000 words.
     """
     if logits.shape[:-1] != target.shape:
         raise ValueError(
             f"target: expected shape {tuple(logits.shape[:-1])} (the logits without the "
             f"vocabulary dimension), got {tuple(target.shape)}"
         )
+    if not 0.0 <= epsilon < 1.0:
+        raise ValueError(f"epsilon: expected a value in [0, 1), got {epsilon!r}")
     vocab_size = logits.shape[-1]
     logits, target = logits.reshape(-1, vocab_size), target.reshape(-1)
     keep = target != pad_id
     if not keep.any():
         raise ValueError("target: every position is padding, there is nothing to learn from")
-    log_probs = F.log_softmax(logits[keep].float(), dim=-1)
-    return -(smoothed_targets(target[keep], vocab_size, epsilon) * log_probs).sum(dim=-1).mean()
+    log_probs = F.log_softmax(logits.float(), dim=-1)  # (n, vocab_size), the one big tensor
+    gold = log_probs.gather(1, target[:, None]).squeeze(1)  # (n,) log p of the gold ids
+    per_position = -(1.0 - epsilon) * gold - epsilon * log_probs.mean(dim=-1)
+    return per_position[keep].mean()
 
 
 def warmup_lambda(d_model: int, warmup_steps: int) -> Callable[[int], float]:
@@ -305,14 +314,22 @@ def save_checkpoint(
     return directory
 
 
-def load_checkpoint(
-    directory: Path, device: torch.device | str = "cpu"
-) -> tuple[Transformer, Vocab, Vocab, dict]:
-    """The inverse of save_checkpoint: (model in eval mode, src_vocab, tgt_vocab, metadata).
+class Checkpoint(NamedTuple):
+    """What load_checkpoint returns: unpack it as ``model, src_vocab, tgt_vocab, metadata``."""
+
+    model: Transformer
+    src_vocab: Vocab
+    tgt_vocab: Vocab
+    metadata: dict
+
+
+def load_checkpoint(directory: Path, device: torch.device | str = "cpu") -> Checkpoint:
+    """The inverse of save_checkpoint: the model (in eval mode), its vocabularies and metadata.
 
     Weights are read with ``torch.load(weights_only=True)``, which refuses to run pickled code,
-    and checked against the SHA-256 recorded next to them. A missing file raises
-    FileNotFoundError, a damaged one ValueError.
+    and checked against the SHA-256 recorded next to them. The vocabularies must match the config
+    (sizes and pad id). A missing file raises FileNotFoundError; a damaged or inconsistent one,
+    ValueError naming what is wrong.
     """
     directory = Path(directory)
     for name in ("checkpoint.json", "weights.pt"):
@@ -322,20 +339,42 @@ def load_checkpoint(
         description = json.loads((directory / "checkpoint.json").read_text(encoding="utf-8"))
         config = TransformerConfig(**description["config"])
         expected_sha256 = description["weights_sha256"]
-    except (json.JSONDecodeError, KeyError, TypeError) as error:
+        vocabularies = (
+            Vocab.from_list(description["src_vocab"]),
+            Vocab.from_list(description["tgt_vocab"]),
+        )
+    except (json.JSONDecodeError, KeyError, TypeError, ValueError) as error:
         raise ValueError(
             f"directory: {directory.name}/checkpoint.json is damaged ({type(error).__name__}: {error})"
         ) from error
+    for name, vocab, size in zip(
+        ("src_vocab", "tgt_vocab"),
+        vocabularies,
+        (config.src_vocab_size, config.tgt_vocab_size),
+        strict=True,
+    ):
+        if len(vocab) != size or vocab.pad_id != config.pad_id:
+            raise ValueError(
+                f"directory: {directory.name}/checkpoint.json has a {name} of {len(vocab)} tokens with "
+                f"pad id {vocab.pad_id}; its config expects {size} tokens with pad id {config.pad_id}"
+            )
     weights = directory / "weights.pt"
     if file_sha256(weights) != expected_sha256:
         raise ValueError(
             f"directory: {weights.name} does not match the SHA-256 in checkpoint.json (corrupt or replaced)"
         )
     model = Transformer(config)
-    model.load_state_dict(torch.load(weights, map_location=device, weights_only=True))
-    return (
-        model.to(device).eval(),
-        Vocab.from_list(description["src_vocab"]),
-        Vocab.from_list(description["tgt_vocab"]),
-        description.get("metadata", {}),
-    )
+    try:
+        state = torch.load(weights, map_location=device, weights_only=True)
+    except pickle.UnpicklingError as error:
+        raise ValueError(
+            f"directory: {weights.name} holds pickled Python objects, not only tensors: refused "
+            "without running them"
+        ) from error
+    try:
+        model.load_state_dict(state)
+    except RuntimeError as error:
+        raise ValueError(
+            f"directory: {weights.name} does not hold this config's weights ({str(error).splitlines()[0]})"
+        ) from error
+    return Checkpoint(model.to(device).eval(), *vocabularies, description.get("metadata", {}))
