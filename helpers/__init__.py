@@ -63,6 +63,8 @@ _EXPORTS = {
     "explore_positions": "helpers.explore.positions",
     "explore_masks": "helpers.explore.masks",
     "explore_schedule": "helpers.explore.schedule",
+    "explore_attention": "helpers.explore.attention",
+    "explore_decoding": "helpers.explore.decoding",
     # data and the shipped model
     "load_corpus": "helpers.data.corpus",
     "load_pretrained": "helpers.pretrained",

@@ -411,3 +411,20 @@ def test_notebook_goals_give_the_training_notebook_two_minutes():
     assert benchmark.notebook_seconds_goal("11_training") == 120.0
     assert benchmark.notebook_seconds_goal(Path("notebooks/11_training.ipynb")) == 120.0
     assert benchmark.notebook_seconds_goal(Path("notebooks/04_masks.ipynb")) == 30.0
+
+
+def test_the_explorer_timings_cover_every_explorer_and_their_goals():
+    timings = benchmark.bench_explorers(rounds=1)
+    assert {t.explorer for t in timings} == {"schedule", "positions", "masks", "attention", "decoding"}
+    assert all(t.seconds > 0 for t in timings)
+    goals = {(t.explorer, t.change): t.goal for t in timings}
+    assert goals["attention", "new sentence (translated)"] == 1.0
+    assert goals["schedule", "warm-up slider"] == goals["attention", "head"] == 0.3
+    table = benchmark.explorers_table(timings)
+    assert table.count("\n") == len(timings) + 1 and "| attention | head |" in table
+
+
+def test_beam_search_benchmark_compares_identical_translations():
+    comparison = benchmark.bench_beam_search(rounds=1, sentences=3)
+    assert comparison.first == "one batch" and comparison.goal == benchmark.BEAM_GOAL
+    assert comparison.first_seconds > 0 and comparison.second_seconds > 0

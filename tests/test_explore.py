@@ -134,3 +134,93 @@ def test_schedule_view_names_a_bad_setting(changes, argument):
     settings = {"d_model": 512, "warmup_steps": 4000, "factor": 1.0, "steps": 100, **changes}
     with pytest.raises(ValueError, match=argument):
         schedule_view(**settings)
+
+
+# ---------------------------------------------------------------- a trained model's attention
+
+
+@pytest.fixture(scope="module")
+def shipped():
+    from helpers.pretrained import load_pretrained
+
+    model, src_vocab, tgt_vocab, _ = load_pretrained()
+    return model, src_vocab, tgt_vocab
+
+
+def test_attention_view_is_the_model_reading_its_own_translation(shipped):
+    from helpers.explore.attention import AttentionSource, attention_view
+
+    model, src_vocab, tgt_vocab = shipped
+    source = AttentionSource(model, src_vocab, tgt_vocab)
+    view = attention_view(source, "die lehrerin kann ein wasser trinken", "cross", 1, 2)
+    assert view["translation"] == "the teacher can drink a water"
+    assert view["unknown"] == []
+    src = torch.tensor([src_vocab.encode("die lehrerin kann ein wasser trinken")])
+    tgt = torch.tensor([[tgt_vocab.bos_id, *tgt_vocab.encode(view["translation"].split())]])
+    with torch.no_grad():
+        _, weights = model(src, tgt, need_weights=True)
+    torch.testing.assert_close(view["chosen"], weights.decoder_cross[1][0, 2])
+    assert (len(view["queries"]), len(view["keys"])) == tuple(view["chosen"].shape)
+
+
+def test_moving_the_attention_controls_redraws_what_the_view_returns(shipped):
+    from helpers.explore.attention import explore_attention
+
+    explorer = explore_attention(*shipped, show=False)
+    data = explorer.update(kind="encoder self", layer=0, head="all")
+    assert data["chosen"].shape == (4, 6, 6)  # all heads, source x source
+    data = explorer.update(sentence="wo ist der bahnhof", kind="decoder self", head=1)
+    assert data["unknown"] == ["wo", "ist", "bahnhof"]
+    assert "words the model does not know: wo, ist, bahnhof" in explorer.last_text
+    assert data["chosen"].shape == (len(data["tgt_tokens"]),) * 2
+
+
+def test_attention_view_names_a_bad_setting(shipped):
+    from helpers.explore.attention import AttentionSource, attention_view
+
+    source = AttentionSource(*shipped)
+    for settings, name in [
+        ({"kind": "diagonal"}, "kind"),
+        ({"layer": 3}, "layer"),
+        ({"head": 4}, "head"),
+    ]:
+        arguments = {"sentence": "der mann", "kind": "cross", "layer": 0, "head": 0, **settings}
+        with pytest.raises(ValueError, match=name):
+            attention_view(source, **arguments)
+    with pytest.raises(ValueError, match="sentence"):
+        attention_view(source, "  ", "cross", 0, 0)
+
+
+# ---------------------------------------------------------------- decoding, step by step
+
+
+def test_the_decoding_steps_are_the_search_that_translate_runs(shipped):
+    from helpers.explore.decoding import DecodingSource, decoding_view
+    from helpers.pipeline.decoding import translate
+
+    model, src_vocab, tgt_vocab = shipped
+    sentence = "ihr kauft ein , weil wir aufstehen"
+    source = DecodingSource(model, src_vocab, tgt_vocab)
+    last = decoding_view(source, sentence, beam_size=4, alpha=0.6, step=99)
+    assert last["translation"] == translate(model, [sentence], src_vocab, tgt_vocab, beam_size=4)[0]
+    first = decoding_view(source, sentence, beam_size=4, alpha=0.6, step=0)
+    fates = [fate for *_, fate in first["candidates"]]
+    assert fates.count("live") == 4 and len(fates) == 8
+    totals = [total for *_, total, _ in first["candidates"]]
+    assert totals == sorted(totals, reverse=True)  # best first
+    assert float(first["attention"].sum()) == pytest.approx(1.0, abs=1e-5)
+    greedy = decoding_view(source, sentence, beam_size=1, alpha=0.0, step=99)
+    assert greedy["translation"] == translate(model, [sentence], src_vocab, tgt_vocab)[0]
+
+
+def test_stepping_the_decoder_redraws_each_step(shipped):
+    from helpers.explore.decoding import explore_decoding
+
+    explorer = explore_decoding(*shipped, show=False)
+    pictures = set()
+    for step in range(3):
+        explorer.update(step=step)
+        assert explorer.last_text.startswith(f"step {step}:")
+        pictures.add(explorer.last_png)
+    assert len(pictures) == 3
+    assert explorer.controls["step"].max == explorer.last_data["n_steps"] - 1

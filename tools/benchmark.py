@@ -63,6 +63,7 @@ RUN_TIMES = ROOT / "docs" / "notebook_run_times.json"
 # notebook 11, whose training run may take up to two minutes (issue 5).
 TRAINING_GOAL = 1.0
 DECODING_GOAL = 3.0
+BEAM_GOAL = 1.5  # every sentence's beams in one batch, against one sentence at a time
 SUITE_SECONDS_GOAL = 360.0
 SUITE_BYTES_GOAL = 3 * 1024**3
 NOTEBOOK_SECONDS_GOAL = 30.0
@@ -325,6 +326,109 @@ def decoding_cases(quick: bool) -> list[tuple[BenchConfig, float | None]]:
     """
     cases = [(SMALL, DECODING_GOAL), (replace(SMALL, decode_batch=1), None)]
     return cases if quick else [*cases, (BASE, DECODING_GOAL)]
+
+
+def bench_beam_search(rounds: int, sentences: int = 32, warmup: int = 0) -> Comparison:
+    """Beam search (beam 4) of the shipped model on test sentences: every sentence's beams in one
+    batch / one sentence at a time. Both give the same translations (asserted)."""
+    from helpers.data.corpus import load_corpus
+    from helpers.pipeline.decoding import translate
+    from helpers.pretrained import load_pretrained
+
+    model, src_vocab, tgt_vocab, _ = load_pretrained()
+    german = [source for source, _ in load_corpus("test")[:sentences]]
+
+    def batched() -> list[str]:
+        return translate(model, german, src_vocab, tgt_vocab, beam_size=4)
+
+    def one_at_a_time() -> list[str]:
+        return [translate(model, [s], src_vocab, tgt_vocab, beam_size=4)[0] for s in german]
+
+    if batched() != one_at_a_time():
+        raise AssertionError("batched beam search and one sentence at a time gave different output")
+    durations = alternate({"batched": batched, "one at a time": one_at_a_time}, rounds, warmup)
+    return Comparison(
+        f"beam search (beam 4), {sentences} test sentences",
+        "shipped",
+        "one batch",
+        statistics.median(durations["batched"]),
+        "one sentence at a time",
+        statistics.median(durations["one at a time"]),
+        speed_ratio(durations["batched"], durations["one at a time"]),
+        BEAM_GOAL,
+    )
+
+
+# ---------------------------------------------------------------- the explorers
+
+
+EXPLORER_GOALS = {"update": 0.3, "new sentence": 1.0}
+
+
+@dataclass(frozen=True)
+class ExplorerTiming:
+    """The median time of one kind of change in one explorer (figure drawn, PNG encoded)."""
+
+    explorer: str
+    change: str
+    seconds: float
+    goal: float | None
+
+
+def bench_explorers(rounds: int) -> list[ExplorerTiming]:
+    """Median seconds per update of each explorer, as a student's slider or text box causes it."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from helpers.explore.attention import explore_attention
+    from helpers.explore.decoding import explore_decoding
+    from helpers.explore.masks import explore_masks
+    from helpers.explore.positions import explore_positions
+    from helpers.explore.schedule import explore_schedule
+    from helpers.pretrained import load_pretrained
+
+    model, src_vocab, tgt_vocab, _ = load_pretrained()
+    sentences = [german for german, _ in _test_pairs(rounds + 1)]
+    cases = [
+        ("schedule", "warm-up slider", explore_schedule(show=False), "warmup_steps",
+         [1000 + 100 * i for i in range(rounds)], EXPLORER_GOALS["update"]),
+        ("positions", "offset slider", explore_positions(show=False), "offset",
+         [1 + i for i in range(rounds)], None),
+        ("masks", "padding slider", explore_masks(show=False), "src_pad",
+         [i % 5 for i in range(rounds)], None),
+        ("attention", "head", explore_attention(model, src_vocab, tgt_vocab, show=False), "head",
+         [i % model.config.n_heads for i in range(rounds)], EXPLORER_GOALS["update"]),
+        ("attention", "layer, all heads", explore_attention(model, src_vocab, tgt_vocab, show=False),
+         "layer", [i % model.config.n_layers for i in range(rounds)], EXPLORER_GOALS["update"]),
+        ("attention", "new sentence (translated)", explore_attention(model, src_vocab, tgt_vocab, show=False),
+         "sentence", sentences[1:], EXPLORER_GOALS["new sentence"]),
+        ("decoding", "step slider", explore_decoding(model, src_vocab, tgt_vocab, show=False),
+         "step", [1 + i % 5 for i in range(rounds)], None),
+    ]  # fmt: skip
+    timings = []
+    for name, change, explorer, control, values, goal in cases:
+        seconds = []
+        for value in values:
+            explorer.update(**{control: value})
+            seconds.append(explorer.last_seconds)
+        timings.append(ExplorerTiming(name, change, statistics.median(seconds), goal))
+    return timings
+
+
+def _test_pairs(count: int) -> list[tuple[str, str]]:
+    from helpers.data.corpus import load_corpus
+
+    return load_corpus("test")[:count]
+
+
+def explorers_table(timings: Sequence[ExplorerTiming]) -> str:
+    rows = [
+        [t.explorer, t.change, _milliseconds(t.seconds),
+         "-" if t.goal is None else f"<= {_milliseconds(t.goal)}",
+         "-" if t.goal is None else _yes(t.seconds <= t.goal)]
+        for t in timings
+    ]  # fmt: skip
+    return markdown_table(["explorer", "change", "median update", "goal", "met"], rows)
 
 
 # ---------------------------------------------------------------- where the time goes
@@ -759,6 +863,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     for config in configs:
         print(f"timing training steps, {config.name} config ...", file=sys.stderr, flush=True)
         comparisons.append(bench_training(config, rounds))
+    print("timing beam search, one batch / one sentence at a time ...", file=sys.stderr, flush=True)
+    comparisons.append(bench_beam_search(min(rounds, 3), sentences=8 if args.quick else 32))
     for config, goal in decoding_cases(quick=args.quick):
         print(f"timing greedy decoding, {config.name} config ...", file=sys.stderr, flush=True)
         # Decoding the base model without a cache takes seconds per call: fewer rounds.
@@ -773,7 +879,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         results = bench_notebooks(paths)
         _save_run_times(command, info, paths, results)
         notebooks = list(zip(paths, results, strict=True))
+    print("timing the explorers' updates ...", file=sys.stderr, flush=True)
+    explorer_timings = bench_explorers(rounds)
     print(report(command, info, configs, comparisons, suite, notebooks))
+    print("\n" + explorers_table(explorer_timings))
     if args.profile:
         print("\n" + profile_training(SMALL))
     if any(comparison.met is False for comparison in comparisons):

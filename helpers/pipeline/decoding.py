@@ -278,10 +278,27 @@ def _beam_search_batch(
             if missing:
                 new_scores[-1][beam_size - missing :] = float("-inf")
             if sentence == 0 and trace is not None:
+                candidates = []  # the 2 * beam_size best extensions, best first
+                for rank in range(2 * beam_size):
+                    parent, total = origin[row, rank].item(), top_scores[row, rank].item()
+                    if total == float("-inf"):
+                        continue
+                    in_beam_and_ended = bool(ends[row, rank]) and rank < beam_size
+                    fate = (
+                        "finished"
+                        if in_beam_and_ended
+                        else "live"
+                        if keep[row, rank]
+                        else "dropped"
+                    )
+                    token_log_p = total - scores[row, parent].item()
+                    prefix = history[row, parent, 1:].tolist()
+                    candidates.append((prefix, token[row, rank].item(), token_log_p, total, fate))
                 trace.append({
                     "step": step,
                     "live": list(zip(new_beams[-1][:, 1:].tolist(), new_scores[-1].tolist(), strict=True)),
                     "finished": list(finished[0]),
+                    "candidates": candidates,  # (prefix, token, log P(token), total log P, fate)
                 })  # fmt: skip
             limit_reached = step + 1 >= limits[sentence]
             if results[sentence] is not None:

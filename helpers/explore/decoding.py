@@ -1,0 +1,151 @@
+"""Step through greedy decoding and beam search (notebook 12): candidates, scores, survivors."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import matplotlib.pyplot as plt
+import torch
+from matplotlib.figure import Figure
+
+from helpers.display.plots import plot_heatmap
+from helpers.explore.live import Explorer
+from helpers.model.transformer import Transformer
+from helpers.pipeline.decoding import beam_search, source_ids
+from helpers.text.vocab import Vocab
+
+
+class DecodingSource:
+    """Runs beam search once per (sentence, beam size, alpha) and keeps its step-by-step trace."""
+
+    def __init__(self, model: Transformer, src_vocab: Vocab, tgt_vocab: Vocab):
+        self.model, self.src_vocab, self.tgt_vocab = model.eval(), src_vocab, tgt_vocab
+        self.search = lru_cache(maxsize=32)(self._search)
+
+    def _search(self, sentence: str, beam_size: int, alpha: float) -> dict:
+        ids = source_ids(sentence, self.src_vocab)
+        if not ids:
+            raise ValueError(f"sentence: expected words the model can read, got {sentence!r}")
+        device = next(self.model.parameters()).device
+        src = torch.tensor([ids], device=device)
+        trace: list = []
+        output = beam_search(self.model, src, beam_size=beam_size, alpha=alpha, trace=trace)
+        return {"src": src, "src_tokens": self.src_vocab.decode(ids, skip_special=False).split(),
+                "trace": trace, "output": [i for i in output[0].tolist() if i != self.model.config.pad_id]}  # fmt: skip
+
+    @torch.no_grad()
+    def cross_attention(self, src: torch.Tensor, prefix: list[int]) -> torch.Tensor:
+        """The last layer's cross-attention (mean over heads) of the last token of prefix: (src_len,)."""
+        tgt = torch.tensor([[self.tgt_vocab.bos_id, *prefix[:-1]]], device=src.device)
+        _, weights = self.model(src, tgt, need_weights=True)
+        return weights.decoder_cross[-1][0, :, -1].mean(dim=0).cpu()
+
+
+def decoding_view(
+    source: DecodingSource, sentence: str, beam_size: int, alpha: float, step: int
+) -> dict:
+    """What the search did at one step: its candidates, the beams kept, and the tree so far.
+
+    beam_size=1 with alpha=0 is greedy decoding. step is clipped to the last step of the search.
+    """
+    if not isinstance(step, int) or step < 0:
+        raise ValueError(f"step: expected an int >= 0, got {step!r}")
+    search = source.search(sentence, beam_size, float(alpha))
+    trace = search["trace"]
+    step = min(step, len(trace) - 1)
+    record = trace[step]
+    chosen = (
+        max(record["live"], key=lambda item: item[1])[0] if record["live"] else search["output"]
+    )
+    words = source.tgt_vocab.id_to_token
+    return {
+        "sentence": sentence, "beam_size": beam_size, "alpha": alpha, "step": step,
+        "n_steps": len(trace), "src_tokens": search["src_tokens"],
+        "candidates": [(" ".join(words[t] for t in prefix), words[token], log_p, total, fate)
+                       for prefix, token, log_p, total, fate in record["candidates"]],
+        "trace": trace[: step + 1], "words": words,
+        "chosen": " ".join(words[t] for t in chosen),
+        "attention": source.cross_attention(search["src"], chosen),
+        "translation": source.tgt_vocab.decode(search["output"]),
+    }  # fmt: skip
+
+
+def draw_decoding(view: dict) -> Figure:
+    """Left: the beam tree up to this step (kept beams dark, finished ones red). Right: where the
+    best live beam's newest token looks in the source."""
+    fig, (tree, attention) = plt.subplots(1, 2, figsize=(13.0, 4.2), width_ratios=(2.2, 1.0))
+    words, places = view["words"], {(): (0.0, 0.0)}
+    tree.text(0, 0, "<s>", ha="center", va="center", fontsize=8, bbox={"fc": "white", "ec": "grey"})
+    for record in view["trace"]:
+        x = record["step"] + 1
+        kept = [(tuple(prefix), score, "live") for prefix, score in record["live"]]
+        done = [
+            (tuple(ids), score, "finished") for score, ids in record["finished"] if len(ids) == x
+        ]
+        for rank, (prefix, _, fate) in enumerate(kept + done):
+            y = -rank
+            places[prefix] = (x, y)
+            parent = places.get(prefix[:-1])
+            color = "C3" if fate == "finished" else "black"
+            if parent is not None:
+                tree.plot([parent[0], x], [parent[1], y], color=color, linewidth=0.8, alpha=0.6)
+            tree.text(x, y, words[prefix[-1]], ha="center", va="center", fontsize=8, color=color,
+                      bbox={"fc": "white", "ec": color, "alpha": 0.9})  # fmt: skip
+    tree.set_xlim(-0.5, view["step"] + 1.5)
+    tree.set_ylim(-(2 * view["beam_size"]) + 0.5, 0.8)
+    tree.set_axis_off()
+    tree.set_title(
+        f"beam {view['beam_size']}, alpha {view['alpha']:g}: step {view['step']} of {view['n_steps'] - 1}"
+    )
+    plot_heatmap(view["attention"][None], view["src_tokens"], [view["chosen"].split()[-1]],
+                 title="cross-attention of the newest token", ax=attention, vmin=0.0, vmax=1.0)  # fmt: skip
+    fig.tight_layout()
+    return fig
+
+
+def describe_decoding(view: dict) -> str:
+    lines = [f"step {view['step']}: the {len(view['candidates'])} best extensions"]
+    for prefix, token, log_p, total, fate in view["candidates"]:
+        lines.append(
+            f"  {(prefix + ' ' + token).strip():<40} log p {log_p:7.3f}  total {total:7.3f}  {fate}"
+        )
+    lines.append(f"final translation: {view['translation']}")
+    return "\n".join(lines)
+
+
+def explore_decoding(
+    model: Transformer,
+    src_vocab: Vocab,
+    tgt_vocab: Vocab,
+    sentence: str = "ihr kauft ein , weil wir aufstehen",
+    show: bool = True,
+) -> Explorer:
+    """Step through beam search (beam size 1 and alpha 0: greedy decoding) on your sentence."""
+    import ipywidgets as widgets
+
+    source = DecodingSource(model, src_vocab, tgt_vocab)
+    style = {"description_width": "70px"}
+    controls = {
+        "sentence": widgets.Text(
+            sentence,
+            description="German",
+            continuous_update=False,
+            layout=widgets.Layout(width="520px"),
+            style=style,
+        ),  # fmt: skip
+        "beam_size": widgets.IntSlider(4, min=1, max=8, description="beam size", style=style),
+        "alpha": widgets.FloatSlider(
+            0.6, min=0.0, max=2.0, step=0.1, description="alpha", style=style
+        ),
+        "step": widgets.IntSlider(0, min=0, max=40, description="step", style=style),
+    }
+
+    def view(**settings) -> dict:
+        data = decoding_view(source, **settings)
+        controls["step"].max = data["n_steps"] - 1
+        return data
+
+    explorer = Explorer(controls, view, draw_decoding, describe_decoding, "Decoding, step by step")
+    if show:
+        explorer.show()
+    return explorer
