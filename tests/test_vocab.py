@@ -166,9 +166,44 @@ CHECKS = [
                 "put sentences of similar length together",
             ),
             (lambda lengths, size: 5, "expected a list of batches, got int"),
+            # One sentence per batch needs no padding at all, but is not batching.
+            (lambda lengths, size: [[i] for i in range(len(lengths))], "expected 3 batches"),
+            # Right only when the count is a multiple of batch_size: the rest is dropped.
+            (
+                lambda lengths, size: good_group_by_length(lengths, size)[: len(lengths) // size],
+                "should appear exactly once",
+            ),
         ],
     ),
 ]
+
+
+def least_padding_group_by_length(lengths, batch_size):
+    """The fewest batches with the least padding: contiguous runs of the sorted order, cut where
+    a dynamic programme over (sentences placed, batches used) says."""
+    order = sorted(range(len(lengths)), key=lambda index: lengths[index])
+    n, count = len(order), -(-len(lengths) // batch_size)
+    best = {(0, 0): (0, [])}
+    for used in range(count):
+        for placed in range(n):
+            if (placed, used) not in best:
+                continue
+            cost, cuts = best[(placed, used)]
+            for size in range(1, min(batch_size, n - placed) + 1):
+                end = placed + size
+                pads = sum(lengths[order[end - 1]] - lengths[i] for i in order[placed:end])
+                if (end, used + 1) not in best or cost + pads < best[(end, used + 1)][0]:
+                    best[(end, used + 1)] = (cost + pads, [*cuts, end])
+    cuts = [0, *best[(n, count)][1]]
+    return [order[a:b] for a, b in zip(cuts, cuts[1:], strict=False)]
+
+
+def test_group_by_length_check_accepts_less_padding_than_sorting_then_cutting(verdicts):
+    # The counter-example of the exercise: sorting then cutting gives [1, 10] + [10] (9 pads);
+    # [1] + [10, 10] needs none, and the check must accept both.
+    assert good_group_by_length([1, 10, 10], 2) == [[0, 1], [2]]
+    assert least_padding_group_by_length([1, 10, 10], 2) == [[0], [1, 2]]
+    verdicts.passes(check_group_by_length, least_padding_group_by_length)
 
 
 @pytest.mark.parametrize(("check", "solution", "wrong"), CHECKS)
