@@ -93,10 +93,11 @@ def draw_positions(view: dict) -> Figure:
 
 def describe_positions(view: dict) -> str:
     angle = view["frequency"] * view["offset"]
+    holds = "holds" if view["rotation_error"] < 1e-5 else "FAILS"
     return (
         f"pair i={view['pair']}: frequency {view['frequency']:.4f} rad/position; offset "
         f"k={view['offset']} rotates (sin, cos) by {angle:.4f} rad; "
-        f"max |R(k) PE[p] - PE[p+k]| = {view['rotation_error']:.1e}"
+        f"R(k) PE[p] = PE[p+k] {holds} for every p (within 1e-5)"
     )
 
 
