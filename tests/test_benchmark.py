@@ -415,7 +415,13 @@ def test_notebook_goals_give_the_training_notebook_two_minutes():
 
 def test_the_explorer_timings_cover_every_explorer_and_their_goals():
     timings = benchmark.bench_explorers(rounds=1)
-    assert {t.explorer for t in timings} == {"schedule", "positions", "masks", "attention", "decoding"}
+    assert {t.explorer for t in timings} == {
+        "schedule",
+        "positions",
+        "masks",
+        "attention",
+        "decoding",
+    }
     assert all(t.seconds > 0 for t in timings)
     goals = {(t.explorer, t.change): t.goal for t in timings}
     assert goals["attention", "new sentence (translated)"] == 1.0
