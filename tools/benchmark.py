@@ -376,7 +376,20 @@ class ExplorerTiming:
 
 
 def bench_explorers(rounds: int) -> list[ExplorerTiming]:
-    """Median seconds per update of each explorer, as a student's slider or text box causes it."""
+    """Median seconds per update of each explorer, as a student's slider or text box causes it.
+
+    With one torch thread, as in the notebooks (``setup_notebook``): the explorers' models are
+    small, and a second thread only adds start-up and contention costs.
+    """
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        return _time_explorers(rounds)
+    finally:
+        torch.set_num_threads(threads)
+
+
+def _time_explorers(rounds: int) -> list[ExplorerTiming]:
     import matplotlib
 
     matplotlib.use("Agg")
