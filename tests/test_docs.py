@@ -16,6 +16,7 @@ import pytest
 from bs4 import BeautifulSoup
 
 from tools import docs
+from tools.reading import CODE_LINES_PER_MINUTE, WORDS_PER_MINUTE, reading_minutes
 
 NOTEBOOK_PATHS = docs.numbered_notebooks(docs.NOTEBOOKS)
 STEMS = [path.stem for path in NOTEBOOK_PATHS]
@@ -330,8 +331,8 @@ def test_the_teacher_page_lists_every_notebook(site):
     tree = soup(folder / "teacher.html")
     assert tree.select_one("#in-class"), "the 'in class' section is missing"
     text = squeeze(tree.get_text(" "))
-    assert f"{docs.WORDS_PER_MINUTE} words of prose per minute" in text
-    assert f"{docs.CODE_LINES_PER_MINUTE} lines of code per minute" in text
+    assert f"{WORDS_PER_MINUTE} words of prose per minute" in text
+    assert f"{CODE_LINES_PER_MINUTE} lines of code per minute" in text
     assert RUN_TIMES["command"] in text and RUN_TIMES["date"] in text
     for path in NOTEBOOK_PATHS:
         info = docs.notebook_info(path)
@@ -360,12 +361,12 @@ def test_the_teacher_page_lists_every_notebook(site):
 
 
 def test_reading_time_rule():
-    assert docs.reading_minutes(0, 0) == 0
-    assert docs.reading_minutes(docs.WORDS_PER_MINUTE, 0) == 1
-    assert docs.reading_minutes(docs.WORDS_PER_MINUTE + 1, 0) == 2  # rounded up
-    assert docs.reading_minutes(2000, 100) == 10 + 10
+    assert reading_minutes(0, 0) == 0
+    assert reading_minutes(WORDS_PER_MINUTE, 0) == 1
+    assert reading_minutes(WORDS_PER_MINUTE + 1, 0) == 2  # rounded up
+    assert reading_minutes(2000, 100) == 10 + 10
     with pytest.raises(ValueError, match="^words, code_lines:"):
-        docs.reading_minutes(-1, 0)
+        reading_minutes(-1, 0)
 
 
 def test_format_minutes():
@@ -572,3 +573,25 @@ def test_the_command_line_reports_bad_arguments(tmp_path, capsys):
     with pytest.raises(SystemExit):
         docs.main(["--jobs", "two"])
     assert "--jobs: invalid int value: 'two'" in capsys.readouterr().err
+
+
+def test_deep_dives_are_folded_on_the_web_page():
+    def cell(body: str) -> str:
+        return f'<div class="jp-Cell jp-MarkdownCell">{body}</div>'
+
+    page = (
+        "<html><body><main>"
+        + cell("<h2>1 · Core</h2><p>a</p>")
+        + cell("<h2>Deep dive · More¶</h2><p>b</p>")
+        + cell("<h3>Inside</h3>")
+        + '<div class="jp-Cell jp-CodeCell"><pre>x = 1</pre></div>'
+        + cell("<h2>2 · Back on the core path</h2>")
+        + "</main></body></html>"
+    )
+    folded = BeautifulSoup(docs.fold_deep_dives(page), "html.parser")
+    details = folded.find_all("details")
+    assert len(details) == 1 and "open" not in details[0].attrs
+    assert details[0].summary.get_text() == "Deep dive · More"
+    inside = [c.get_text(" ", strip=True) for c in details[0].find_all(class_="jp-Cell")]
+    assert inside == ["Deep dive · More¶ b", "Inside", "x = 1"]
+    assert "Back on the core path" not in details[0].get_text()

@@ -43,7 +43,7 @@ def test_reading_counts_markdown_words_on_and_off_the_core_path(tmp_path):
     path.write_text(json.dumps({"cells": cells}))
     result = reading(path)
     assert (result.core_words, result.deep_dive_words) == (3, 5)
-    assert (result.core_code_cells, result.deep_dive_code_cells) == (1, 1)
+    assert (result.core_code_lines, result.deep_dive_code_lines) == (1, 1)
 
 
 @pytest.mark.parametrize("path", LESSONS, ids=[p.stem for p in LESSONS])

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import multiprocessing
 import os
 import re
@@ -43,6 +42,7 @@ from traitlets.config import Config
 
 from helpers.paths import NOTEBOOKS_DIR as NOTEBOOKS
 from helpers.paths import ROOT, numbered_notebooks
+from tools.reading import CODE_LINES_PER_MINUTE, WORDS_PER_MINUTE, Reading, reading
 
 DOCS = ROOT / "docs"
 TEMPLATES = DOCS / "templates"
@@ -53,8 +53,6 @@ GLOSSARY = "glossary"
 SERIES = "Transformer, step by step"
 
 # The reading-time rule, stated on the teacher's page.
-WORDS_PER_MINUTE = 200
-CODE_LINES_PER_MINUTE = 10
 
 # A file the builder leaves in every site it writes: only such a folder is ever emptied.
 MARKER = ".transformer-site"
@@ -113,8 +111,9 @@ class NotebookInfo:
     title: str
     intro: str  # markdown: the first paragraph after the title
     paper_sections: list[str]
-    words: int  # markdown words
-    code_lines: int  # non-blank lines of code cells
+    words: int  # markdown words on the core path (deep dives excluded)
+    code_lines: int  # non-blank lines of code cells on the core path
+    reading: Reading  # the same, and the deep dives' counts
     exercises: list[Exercise]
 
     @property
@@ -127,7 +126,13 @@ class NotebookInfo:
 
     @property
     def read_minutes(self) -> int:
-        return reading_minutes(self.words, self.code_lines)
+        """Minutes to read the core path."""
+        return self.reading.minutes(everything=False)
+
+    @property
+    def read_minutes_all(self) -> int:
+        """Minutes to read everything, deep dives included."""
+        return self.reading.minutes(everything=True)
 
 
 def _source(cell) -> str:
@@ -163,35 +168,6 @@ def paper_sections(text: str) -> list[str]:
     for number in PAPER_SECTION.findall(text):
         seen.setdefault(f"§{number}", None)
     return list(seen)
-
-
-def count_words(notebook) -> int:
-    """Whitespace-separated words in the markdown cells."""
-    return sum(
-        len(_source(cell).split())
-        for cell in notebook.get("cells", [])
-        if cell.get("cell_type") == "markdown"
-    )
-
-
-def count_code_lines(notebook) -> int:
-    """Non-blank lines in the code cells."""
-    return sum(
-        1
-        for cell in notebook.get("cells", [])
-        if cell.get("cell_type") == "code"
-        for line in _source(cell).splitlines()
-        if line.strip()
-    )
-
-
-def reading_minutes(words: int, code_lines: int) -> int:
-    """Minutes to read: WORDS_PER_MINUTE words of prose plus CODE_LINES_PER_MINUTE code lines."""
-    if words < 0 or code_lines < 0:
-        raise ValueError(
-            f"words, code_lines: expected counts >= 0, got words={words}, code_lines={code_lines}"
-        )
-    return math.ceil(words / WORDS_PER_MINUTE + code_lines / CODE_LINES_PER_MINUTE)
 
 
 def find_exercises(notebook) -> list[Exercise]:
@@ -245,14 +221,16 @@ def notebook_info(path: Path) -> NotebookInfo:
     if not path.stem.startswith(number):
         raise ValueError(f"{path.name}: the title's number {number} is not the file's number")
     first_cell = _source(notebook.cells[0])
+    counts = reading(path)
     return NotebookInfo(
         path=path,
         number=number,
         title=title,
         intro=intro,
         paper_sections=paper_sections(first_cell),
-        words=count_words(notebook),
-        code_lines=count_code_lines(notebook),
+        words=counts.core_words,
+        code_lines=counts.core_code_lines,
+        reading=counts,
         exercises=find_exercises(notebook),
     )
 
@@ -499,7 +477,54 @@ def render_notebook(path: Path, title: str, site: dict) -> str:
     html, _ = _EXPORTER.from_notebook_node(
         notebook, resources={"site": site, "metadata": {"name": path.stem}}
     )
-    return html
+    return fold_deep_dives(html)
+
+
+DEEP_DIVE_TITLE = re.compile(r"^Deep dive\s*·")
+
+
+def _first_heading(cell) -> object | None:
+    return cell.find(re.compile(r"^h[1-6]$")) if hasattr(cell, "find") else None
+
+
+def fold_deep_dives(html: str) -> str:
+    """Fold each deep-dive section of a notebook page into a closed ``<details>``.
+
+    A deep dive starts at a cell whose first heading reads "Deep dive · ..." and runs to the next
+    cell whose first heading is of the same or a higher level, as in JupyterLab. The reader sees
+    its title and opens it with a click.
+    """
+    from bs4 import BeautifulSoup
+
+    soup = BeautifulSoup(html, "html.parser")
+    main = soup.find("main")
+    if main is None:
+        return html
+    cells = [
+        child for child in main.find_all(recursive=False) if "jp-Cell" in child.get("class", [])
+    ]
+    index = 0
+    while index < len(cells):
+        heading = _first_heading(cells[index])
+        title = heading.get_text(" ", strip=True).rstrip("¶").strip() if heading else ""
+        if not heading or not DEEP_DIVE_TITLE.match(title):
+            index += 1
+            continue
+        level, end = int(heading.name[1]), index + 1
+        while end < len(cells):
+            other = _first_heading(cells[end])
+            if other is not None and int(other.name[1]) <= level:
+                break
+            end += 1
+        details = soup.new_tag("details", attrs={"class": "site-deep-dive"})
+        summary = soup.new_tag("summary")
+        summary.string = title
+        details.append(summary)
+        cells[index].insert_before(details)
+        for cell in cells[index:end]:
+            details.append(cell.extract())
+        index = end
+    return str(soup)
 
 
 def _render_job(job: tuple[Path, str, dict]) -> str:
@@ -572,6 +597,8 @@ def page_entries(infos: list[NotebookInfo], run_times: RunTimes | None) -> list[
                 "code_lines": info.code_lines,
                 "read_minutes": info.read_minutes,
                 "read_text": format_minutes(info.read_minutes),
+                "read_all_text": format_minutes(info.read_minutes_all),
+                "deep_dive_words": info.reading.deep_dive_words,
                 "run_text": run_text(run_times, info.stem),
                 "exercises": [
                     {

@@ -4,14 +4,16 @@
 
 A lesson is a core path plus optional deep dives. A deep dive is a section whose heading starts
 with ``Deep dive ·`` (``## Deep dive · A second derivation``); it runs to the next heading of the
-same or a higher level. Words are the whitespace-separated pieces of the markdown cells that hold a letter or digit: code and
-outputs are not counted. Reading times use ``WORDS_PER_MINUTE`` (technical prose, read with care)
-plus ``SECONDS_PER_CODE_CELL`` for looking at a cell and its output.
+same or a higher level. Words are the whitespace-separated pieces of the markdown cells that hold a letter or digit; code
+is counted in non-blank lines. Reading times (the teacher's guide of ``make docs`` shows them) are
+``WORDS_PER_MINUTE`` words of prose plus ``CODE_LINES_PER_MINUTE`` lines of code per minute,
+rounded up: the time to read and follow, not to do the exercises.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import re
 import sys
 from dataclasses import dataclass
@@ -21,8 +23,8 @@ from helpers.paths import numbered_notebooks
 
 DEEP_DIVE = re.compile(r"^(?P<hashes>#{1,6})\s+Deep dive\s*·")
 HEADING = re.compile(r"^(?P<hashes>#{1,6})\s+\S")
-WORDS_PER_MINUTE = 150
-SECONDS_PER_CODE_CELL = 20
+WORDS_PER_MINUTE = 200
+CODE_LINES_PER_MINUTE = 10
 
 
 def _source(cell: dict) -> str:
@@ -62,28 +64,39 @@ def deep_dive_headings(cells: list[dict]) -> list[dict]:
     ]
 
 
+def reading_minutes(words: int, code_lines: int) -> int:
+    """Minutes to read: WORDS_PER_MINUTE words of prose plus CODE_LINES_PER_MINUTE code lines."""
+    if words < 0 or code_lines < 0:
+        raise ValueError(
+            f"words, code_lines: expected counts >= 0, got words={words}, code_lines={code_lines}"
+        )
+    return math.ceil(words / WORDS_PER_MINUTE + code_lines / CODE_LINES_PER_MINUTE)
+
+
 @dataclass(frozen=True)
 class Reading:
     notebook: str
     core_words: int
     deep_dive_words: int
-    core_code_cells: int
-    deep_dive_code_cells: int
+    core_code_lines: int
+    deep_dive_code_lines: int
 
     def minutes(self, *, everything: bool) -> int:
+        """Minutes for the core path, or (everything=True) for the core path and the deep dives."""
         words = self.core_words + (self.deep_dive_words if everything else 0)
-        cells = self.core_code_cells + (self.deep_dive_code_cells if everything else 0)
-        return round(words / WORDS_PER_MINUTE + cells * SECONDS_PER_CODE_CELL / 60)
+        lines = self.core_code_lines + (self.deep_dive_code_lines if everything else 0)
+        return reading_minutes(words, lines)
 
 
 def reading(path: Path) -> Reading:
+    """Words and code lines of one notebook, on its core path and in its deep dives."""
     cells = json.loads(Path(path).read_text(encoding="utf-8")).get("cells", [])
     counts = {(kind, deep): 0 for kind in ("words", "code") for deep in (False, True)}
     for cell, deep in zip(cells, deep_dive_flags(cells), strict=True):
         if cell.get("cell_type") == "markdown":
             counts["words", deep] += count_words(_source(cell))
         elif cell.get("cell_type") == "code":
-            counts["code", deep] += 1
+            counts["code", deep] += sum(1 for line in _source(cell).splitlines() if line.strip())
     return Reading(
         Path(path).stem,
         counts["words", False],

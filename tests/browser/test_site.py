@@ -221,6 +221,8 @@ def test_page_shows_figures_and_math(page_name, site_pages):
     math_expected = has_math(source.read_text(encoding="utf-8"))
     if math_expected:
         wait_for_mathjax(page, page_name)
+    # Deep dives are folded (closed <details>): open them, as a reader would, to see their figures.
+    page.evaluate("() => document.querySelectorAll('details').forEach((d) => { d.open = true; })")
     images = page.locator("img")
     image_states = []
     for k in range(images.count()):
