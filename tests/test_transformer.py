@@ -510,7 +510,9 @@ def test_learned_positional_embedding_survives_a_checkpoint(tmp_path):
 
 
 def test_positional_must_be_sinusoidal_or_learned():
-    with pytest.raises(ValueError, match=r"positional: expected 'sinusoidal' or 'learned', got 'rope'"):
+    with pytest.raises(
+        ValueError, match=r"positional: expected 'sinusoidal' or 'learned', got 'rope'"
+    ):
         small_model(positional="rope")
     from helpers.model.torch_reference import to_torch_reference
 

@@ -122,7 +122,9 @@ def run_ablations(
     groups = known if groups is None else groups
     unknown = [group for group in groups if group not in known]
     if unknown:
-        raise ValueError(f"rows: expected groups among {', '.join(known)}, got {', '.join(unknown)}")
+        raise ValueError(
+            f"rows: expected groups among {', '.join(known)}, got {', '.join(unknown)}"
+        )
     if model not in MODEL_SIZES:
         raise ValueError(f"model: expected one of {', '.join(MODEL_SIZES)}, got {model!r}")
     recipe = {
@@ -152,22 +154,32 @@ def run_ablations(
         if group not in groups:
             continue
         print(f"Table 3 row {group}: {change}", file=sys.stderr, flush=True)
-        rows[(group, change)] = run_row(
-            group, change, overrides, recipe, runs_dir, test_sentences
-        )
+        rows[(group, change)] = run_row(group, change, overrides, recipe, runs_dir, test_sentences)
         order = {(g, c): i for i, (g, c, _) in enumerate(ROWS)}
-        results["rows"] = sorted(rows.values(), key=lambda r: order.get((r["row"], r["change"]), 99))
+        results["rows"] = sorted(
+            rows.values(), key=lambda r: order.get((r["row"], r["change"]), 99)
+        )
         output.parent.mkdir(parents=True, exist_ok=True)
-        output.write_text(json.dumps(results, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        output.write_text(
+            json.dumps(results, indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
+        )
     return results
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m helpers.train.ablations", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m helpers.train.ablations", description=__doc__.split("\n")[0]
+    )
     parser.add_argument("--rows", default=None, help="groups to run, e.g. A,E (default: every row)")
-    parser.add_argument("--steps", type=int, default=800, help="training steps per row (default: 800)")
-    parser.add_argument("--model", default="small", help="the model every row changes (default: small)")
-    parser.add_argument("--output", type=Path, default=DEFAULT_OUTPUT, help="the JSON file to write")
+    parser.add_argument(
+        "--steps", type=int, default=800, help="training steps per row (default: 800)"
+    )
+    parser.add_argument(
+        "--model", default="small", help="the model every row changes (default: small)"
+    )
+    parser.add_argument(
+        "--output", type=Path, default=DEFAULT_OUTPUT, help="the JSON file to write"
+    )
     parser.add_argument("--runs", type=Path, default=Path("runs/ablations"), help="run folders")
     parser.add_argument("--test-sentences", type=int, default=500, help="test pairs scored by BLEU")
     parser.add_argument("--train-pairs", type=int, default=None, help="use only the first pairs")

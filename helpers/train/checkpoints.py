@@ -47,12 +47,18 @@ def list_checkpoints(run_dir: Path) -> list[tuple[int, Path]]:
     if root.is_dir():
         for folder in root.iterdir():
             match = CHECKPOINT_NAME.match(folder.name)
-            if match and (folder / "checkpoint.json").is_file() and (folder / "weights.pt").is_file():
+            if (
+                match
+                and (folder / "checkpoint.json").is_file()
+                and (folder / "weights.pt").is_file()
+            ):
                 found.append((int(match[1]), folder))
     return sorted(found)
 
 
-def load_model_and_vocabs(directory: Path, device: torch.device | str = "cpu") -> tuple[Transformer, Vocab, Vocab]:
+def load_model_and_vocabs(
+    directory: Path, device: torch.device | str = "cpu"
+) -> tuple[Transformer, Vocab, Vocab]:
     """(model, src_vocab, tgt_vocab) through ``load_checkpoint``, whatever container it returns."""
     loaded = load_checkpoint(directory, device)
     if isinstance(loaded, tuple):  # a plain or named tuple: model, vocabularies first
@@ -180,9 +186,13 @@ def average_checkpoints(run_dir: Path, last: int, output: Path | None = None) ->
         model, src_vocab, tgt_vocab = load_model_and_vocabs(folder)
         for name, tensor in model.state_dict().items():
             total[name] = total.get(name, 0) + tensor.double()
-    model.load_state_dict({name: (value / last).to(model.state_dict()[name].dtype) for name, value in total.items()})
+    model.load_state_dict(
+        {name: (value / last).to(model.state_dict()[name].dtype) for name, value in total.items()}
+    )
     output = Path(output) if output else Path(run_dir) / f"average_last{last}"
-    metadata = json.loads((chosen[-1][1] / "checkpoint.json").read_text(encoding="utf-8"))["metadata"]
+    metadata = json.loads((chosen[-1][1] / "checkpoint.json").read_text(encoding="utf-8"))[
+        "metadata"
+    ]
     metadata["averaged_steps"] = [step for step, _ in chosen]
     save_checkpoint(output, model, src_vocab, tgt_vocab, metadata)
     return output

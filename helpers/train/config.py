@@ -89,9 +89,7 @@ class TrainConfig:
         for name, allowed in choices.items():
             value = getattr(self, name)
             if value not in allowed:
-                raise ValueError(
-                    f"{name}: expected one of {', '.join(allowed)}, got {value!r}"
-                )
+                raise ValueError(f"{name}: expected one of {', '.join(allowed)}, got {value!r}")
         if self.corpus == "real":
             raise ValueError(
                 "corpus: 'real' (the BPE corpus of notebook 15) is not available yet; "
@@ -121,7 +119,9 @@ class TrainConfig:
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)
 
-    def model_config(self, src_vocab_size: int, tgt_vocab_size: int, pad_id: int) -> TransformerConfig:
+    def model_config(
+        self, src_vocab_size: int, tgt_vocab_size: int, pad_id: int
+    ) -> TransformerConfig:
         """The TransformerConfig of this run: the named size, then any size given explicitly."""
         sizes = dict(MODEL_SIZES[self.model])
         for name in ("n_layers", "d_model", "d_ff", "n_heads", "dropout"):
@@ -193,8 +193,15 @@ def build_parser() -> argparse.ArgumentParser:
             default=None,
             help=f"(default: {getattr(defaults, field.name)})",
         )
-    parser.add_argument("--resume", action="store_true", default=None, help="continue the latest checkpoint of --output")
-    parser.add_argument("--no-progress", dest="progress", action="store_false", default=None, help="no progress bar")
+    parser.add_argument(
+        "--resume",
+        action="store_true",
+        default=None,
+        help="continue the latest checkpoint of --output",
+    )
+    parser.add_argument(
+        "--no-progress", dest="progress", action="store_false", default=None, help="no progress bar"
+    )
     return parser
 
 

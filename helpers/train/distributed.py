@@ -42,7 +42,9 @@ def pick_training_device(device: str) -> torch.device:
     if device == "auto":
         device = "cuda" if torch.cuda.is_available() else "cpu"
     if device == "cuda" and not torch.cuda.is_available():
-        raise ValueError("device: expected 'cpu' or 'auto' on this machine (no CUDA GPU), got 'cuda'")
+        raise ValueError(
+            "device: expected 'cpu' or 'auto' on this machine (no CUDA GPU), got 'cuda'"
+        )
     return torch.device(device)
 
 

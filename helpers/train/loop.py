@@ -186,7 +186,11 @@ def _train(config: TrainConfig, data: RunData, plan, ranks: Ranks) -> Path:
                     t.to(device) for t in collate(data.train, indices, pad_id, bos_id)
                 )
                 last = index == len(mine) - 1
-                no_sync = trained.no_sync() if trained is not model and not last else contextlib.nullcontext()
+                no_sync = (
+                    trained.no_sync()
+                    if trained is not model and not last
+                    else contextlib.nullcontext()
+                )
                 with no_sync:
                     with autocast(precision, device):
                         logits = trained(src, tgt_input)
@@ -202,10 +206,10 @@ def _train(config: TrainConfig, data: RunData, plan, ranks: Ranks) -> Path:
             step_loss = sum_over_ranks(loss_sum, ranks).item() / target_tokens
             tokens_per_s = (source_tokens + target_tokens) / (time.perf_counter() - started)
             valid_loss = None
-            if step % config.eval_every == 0 or step == config.steps:
-                if ranks.is_main:
-                    with autocast(precision, device):
-                        valid_loss = evaluate_loss(model, data.valid, bos_id, plan.micro_tokens)
+            evaluate = step % config.eval_every == 0 or step == config.steps
+            if evaluate and ranks.is_main:  # the other ranks go on and wait at the next step
+                with autocast(precision, device):
+                    valid_loss = evaluate_loss(model, data.valid, bos_id, plan.micro_tokens)
             if step % config.checkpoint_every == 0 or step == config.steps:
                 state = {
                     "optimizer": optimizer.state_dict(),
@@ -218,7 +222,15 @@ def _train(config: TrainConfig, data: RunData, plan, ranks: Ranks) -> Path:
                 )
             if log is not None:
                 valid_text = "" if valid_loss is None else f"{valid_loss:.6f}"
-                log.writerow([step, f"{step_loss:.6f}", f"{learning_rate:.6e}", f"{tokens_per_s:.1f}", valid_text])
+                log.writerow(
+                    [
+                        step,
+                        f"{step_loss:.6f}",
+                        f"{learning_rate:.6e}",
+                        f"{tokens_per_s:.1f}",
+                        valid_text,
+                    ]
+                )
                 log_file.flush()
                 if tensorboard is not None:
                     tensorboard.add_scalar("loss/train", step_loss, step)
