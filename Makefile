@@ -9,7 +9,7 @@ export JUPYTER_PLATFORM_DIRS := 1
 # Playwright drives Debian's chromium (make test-browser); it never downloads a browser of its own.
 export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD := 1
 
-.PHONY: setup lab test lint export notebooks train bench student docs test-browser help
+.PHONY: setup lab test lint export notebooks train ablations bench student docs test-browser help
 
 help:
 	@echo "make lab        set up .venv and open JupyterLab on notebooks/"
@@ -19,6 +19,7 @@ help:
 	@echo "make notebooks  re-execute every notebook in place in a fresh kernel"
 	@echo "make bench      time our model against PyTorch's layers and the KV cache (ARGS=--quick | --suite | --notebooks)"
 	@echo "make train      retrain the shipped German-English model in checkpoints/ (CPU, < 10 min)"
+	@echo "make ablations  train Table 3's rows on the CPU, write docs/table3_ablations.json (ARGS=\"--rows A,E --steps 400\")"
 	@echo "make student    write the classroom edition (exercise solutions replaced by stubs) to student/"
 	@echo "make docs       build the offline website of the notebooks in build/site/ (open index.html)"
 	@echo "make test-browser  run notebooks 00, 04, 12 in JupyterLab and open the built site in Chromium"
@@ -55,6 +56,11 @@ notebooks: setup
 # The small model notebook 12 analyses; deterministic, about ten minutes on a 2-core CPU.
 train: setup
 	$(PY) -m helpers.pretrained
+
+# Not part of `make test` (a few minutes per row, about an hour in all): the rows of the paper's
+# Table 3 a CPU can afford, each a run of `python -m helpers.train`, into docs/table3_ablations.json.
+ablations: setup
+	$(PY) -m helpers.train.ablations $(ARGS)
 
 # The classroom edition: student/notebooks/, every exercise solution replaced by a stub and a hint.
 student: setup

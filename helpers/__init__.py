@@ -13,6 +13,8 @@ Folders, each importing only those above it in this list:
 - ``helpers.explore`` (hand-written): live explorers, sliders that redraw the notebooks' figures;
 - ``helpers.data`` (hand-written, pure Python): the generated German-English corpus;
 - ``helpers.pretrained``, ``helpers.paths`` (hand-written): the shipped model, where files are;
+- ``helpers.train`` (hand-written): ``python -m helpers.train``, training on many CPUs or GPUs
+  through torchrun, resume, checkpoint averaging, ``make ablations``;
 - ``helpers.exercises`` (hand-written): the checks behind each notebook's exercises.
 
 Generated folders are written by ``make export`` from the cells of the notebooks marked

@@ -468,3 +468,54 @@ def test_xavier_scales_each_of_w_q_w_k_w_v_as_its_own_matrix():
         assert weight.abs().max() <= bound
         # Xavier over the stacked (192, 64) parameter would bound every entry by sqrt(6/256).
         assert weight.abs().max() > math.sqrt(6 / (192 + 64))
+
+
+def test_learned_positional_embedding_is_a_trained_table_in_each_stack():
+    """Table 3 row (E): positional="learned" swaps the sinusoids for a trained (max_len, d_model) table."""
+    sinusoidal = small_model(max_len=20)
+    learned = small_model(max_len=20, positional="learned")
+    # The default is untouched: no positional parameter, same parameters and values as before.
+    assert not any("positional" in name for name in sinusoidal.state_dict())
+    for stack in ("encoder", "decoder"):
+        table = learned.get_submodule(stack).positional_encoding.table
+        assert isinstance(table, nn.Parameter) and table.shape == (20, 16)
+        assert f"{stack}.positional_encoding.table" in learned.state_dict()
+    extra = sum(p.numel() for p in learned.parameters()) - sum(
+        p.numel() for p in sinusoidal.parameters()
+    )
+    assert extra == 2 * 20 * 16
+    src, tgt = ragged([5, 3], 11), ragged([4, 2], 13, seed=1)
+    learned.train()
+    learned(src, tgt).square().mean().backward()
+    assert learned.encoder.positional_encoding.table.grad[:5].abs().sum() > 0
+    assert learned.encoder.positional_encoding.table.grad[5:].abs().sum() == 0  # unused positions
+    # The model reads its table: changing position 0 of the encoder's table changes the logits.
+    learned.eval()
+    before = learned(src, tgt)
+    with torch.no_grad():
+        learned.encoder.positional_encoding.table[0] += 1.0
+    assert not torch.allclose(before, learned(src, tgt))
+
+
+def test_learned_positional_embedding_survives_a_checkpoint(tmp_path):
+    from helpers.pipeline.training import load_checkpoint, save_checkpoint
+    from helpers.text.vocab import Vocab
+
+    model = small_model(src_vocab_size=6, tgt_vocab_size=6, max_len=12, positional="learned")
+    vocab = Vocab(["a", "b"])
+    save_checkpoint(tmp_path, model, vocab, vocab)
+    loaded = load_checkpoint(tmp_path)[0]
+    assert loaded.config.positional == "learned"
+    for name, tensor in model.state_dict().items():
+        assert torch.equal(tensor, loaded.state_dict()[name]), name
+
+
+def test_positional_must_be_sinusoidal_or_learned():
+    with pytest.raises(
+        ValueError, match=r"positional: expected 'sinusoidal' or 'learned', got 'rope'"
+    ):
+        small_model(positional="rope")
+    from helpers.model.torch_reference import to_torch_reference
+
+    with pytest.raises(ValueError, match=r"positional='learned'"):
+        to_torch_reference(small_model(positional="learned"))

@@ -49,11 +49,19 @@ class PositionalEncoding(nn.Module):
     The table is a buffer, not a parameter: it moves with ``.to(device)`` but is never trained.
     It is not saved in the state dict either (``persistent=False``): it is a function of
     (max_len, d_model), so a checkpoint need not carry 5000 x d_model numbers.
+
+    learned=True: the table is instead a trained parameter (max_len, d_model), Xavier-initialised
+    and saved in the state dict: the learned positional embedding of Table 3, row (E).
     """
 
-    def __init__(self, d_model: int, max_len: int = 5000, dropout: float = 0.0):
+    def __init__(
+        self, d_model: int, max_len: int = 5000, dropout: float = 0.0, learned: bool = False
+    ):
         super().__init__()
-        self.register_buffer("table", sinusoidal_table(max_len, d_model), persistent=False)
+        if learned:
+            self.table = nn.Parameter(nn.init.xavier_uniform_(torch.empty(max_len, d_model)))
+        else:
+            self.register_buffer("table", sinusoidal_table(max_len, d_model), persistent=False)
         self.dropout = nn.Dropout(dropout)
 
     @property

@@ -24,6 +24,10 @@ class TorchReferenceTransformer(nn.Module):
                 "config: nn.MultiheadAttention needs d_k = d_v = d_model / n_heads, got "
                 f"d_model={config.d_model}, n_heads={config.n_heads}, d_k={config.d_k}, d_v={config.d_v}"
             )
+        if config.positional != "sinusoidal":
+            raise ValueError(
+                f"config: the reference uses the sinusoidal table, got positional={config.positional!r}"
+            )
         self.config = config
         self.src_embedding = nn.Embedding(config.src_vocab_size, config.d_model)
         self.tgt_embedding = nn.Embedding(config.tgt_vocab_size, config.d_model)

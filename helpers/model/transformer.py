@@ -8,6 +8,7 @@ import torch
 from torch import nn
 
 from helpers.model.decoder import Decoder
+from helpers.model.embeddings import PositionalEncoding
 from helpers.model.encoder import Encoder
 from helpers.model.masks import decoder_self_attention_mask, padding_mask
 from helpers.model.multi_head_attention import KVCache, xavier_init_
@@ -22,7 +23,8 @@ class TransformerConfig:
     embedding and the output projection (paper §3.4; needs one shared vocabulary).
     tie_output_projection: share only the target embedding with the output projection.
     max_len: the longest sequence the positional table covers. pad_id: the padding token, from
-    which the model builds its masks.
+    which the model builds its masks. positional: "sinusoidal" (the paper's choice) or "learned"
+    (a trained table of max_len x d_model per stack, Table 3 row (E)).
     """
 
     src_vocab_size: int
@@ -39,6 +41,7 @@ class TransformerConfig:
     tie_output_projection: bool = False
     max_len: int = 5000
     pad_id: int = 0
+    positional: str = "sinusoidal"
 
     def validate(self) -> None:
         """Raise ValueError naming the first field that cannot make a model."""
@@ -69,6 +72,10 @@ class TransformerConfig:
             raise ValueError(
                 "share_embeddings: needs one shared vocabulary, got src_vocab_size="
                 f"{self.src_vocab_size} and tgt_vocab_size={self.tgt_vocab_size}"
+            )
+        if self.positional not in ("sinusoidal", "learned"):
+            raise ValueError(
+                f"positional: expected 'sinusoidal' or 'learned', got {self.positional!r}"
             )
         if not isinstance(self.pad_id, int) or not 0 <= self.pad_id < min(
             self.src_vocab_size, self.tgt_vocab_size
@@ -119,6 +126,11 @@ class Transformer(nn.Module):
         )
         self.encoder = Encoder(config.src_vocab_size, **sizes)
         self.decoder = Decoder(config.tgt_vocab_size, **sizes)
+        if config.positional == "learned":
+            for stack in (self.encoder, self.decoder):
+                stack.positional_encoding = PositionalEncoding(
+                    config.d_model, config.max_len, config.dropout, learned=True
+                )
         # Logits only: the softmax lives in the loss (training) or is not needed (argmax).
         self.output_projection = nn.Linear(config.d_model, config.tgt_vocab_size, bias=False)
         self.reset_parameters()

@@ -1,0 +1,18 @@
+"""``python -m helpers.train``: train a Transformer on one CPU, one GPU or many GPUs (torchrun).
+
+Hand-written; built only on the public functions of ``helpers.pipeline`` and ``helpers.model``.
+
+- ``config``: TrainConfig, the model sizes by name (tiny, small, base, big), config files and flags;
+- ``data``: the corpus of a run and its length-bucketed batches shared out between ranks;
+- ``distributed``: ranks, devices and the process group (gloo on CPUs, nccl on GPUs);
+- ``checkpoints``: save every K steps, resume from the latest, average the last n;
+- ``loop``: the training loop (DDP, gradient accumulation, mixed precision, CSV log);
+- ``ablations``: ``make ablations``, the rows of the paper's Table 3 a CPU can afford.
+
+Usage::
+
+    python -m helpers.train --model small --steps 2000 --tokens-per-batch 1500 --output runs/small
+    torchrun --nproc_per_node=8 -m helpers.train --model base --output runs/base
+    python -m helpers.train --output runs/base --resume
+    python -m helpers.train average runs/base --last 5
+"""

@@ -1,0 +1,156 @@
+"""The corpus of a run, and its length-bucketed batches shared out between ranks.
+
+Every rank builds the same list of token-budget batches (``token_budget_batches``, paper §5.1),
+in the same shuffled order, epoch after epoch. One optimizer step takes the next
+``ranks x accumulation`` batches of that stream; rank r computes the r-th share of them. So the
+examples of a step do not depend on how the work is split: two ranks, or one rank accumulating two
+micro-batches, see exactly the same data. The position in the stream (epoch, batch) is all a
+checkpoint needs to carry on where it stopped.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from helpers.pipeline.training import encode_pairs, token_budget_batches
+from helpers.text.vocab import Vocab
+from helpers.train.config import TrainConfig
+
+Example = tuple[list[int], list[int]]
+
+
+@dataclass
+class RunData:
+    """Encoded splits and the vocabularies of a run (vocabularies come from the training split)."""
+
+    train: list[Example]
+    valid: list[Example]
+    test_pairs: list[tuple[str, str]]
+    src_vocab: Vocab
+    tgt_vocab: Vocab
+
+
+def load_run_data(config: TrainConfig) -> RunData:
+    """The corpus named by ``config.corpus``, encoded with word-level vocabularies."""
+    if config.corpus == "series":
+        from helpers.data.corpus import load_corpus
+        from helpers.pretrained import build_vocabularies
+
+        train_pairs, valid_pairs = load_corpus("train"), load_corpus("valid")
+        test_pairs = load_corpus("test")
+    else:
+        # Hook for notebook 15's BPE corpus: load its splits and its shared vocabulary here.
+        raise ValueError(
+            f"corpus: {config.corpus!r} (the BPE corpus of notebook 15) is not available yet; "
+            "expected 'series'"
+        )
+    train_pairs = train_pairs[: config.train_pairs]
+    valid_pairs = valid_pairs[: config.valid_pairs]
+    src_vocab, tgt_vocab = build_vocabularies(train_pairs)
+    return RunData(
+        encode_pairs(train_pairs, src_vocab, tgt_vocab),
+        encode_pairs(valid_pairs, src_vocab, tgt_vocab),
+        test_pairs,
+        src_vocab,
+        tgt_vocab,
+    )
+
+
+def example_length(example: Example) -> int:
+    """Tokens an example takes in a batch: its source, or its target with <s> in front."""
+    return max(len(example[0]), len(example[1]) + 1)
+
+
+@dataclass(frozen=True)
+class BatchPlan:
+    """How one optimizer step is split: micro-batches of at most ``micro_tokens`` padded tokens,
+    ``accumulation`` of them on each of ``world_size`` ranks."""
+
+    world_size: int
+    accumulation: int
+    micro_tokens: int
+    batches_per_epoch: int
+
+    @property
+    def batches_per_step(self) -> int:
+        return self.world_size * self.accumulation
+
+
+def plan_batches(config: TrainConfig, train: Sequence[Example], world_size: int) -> BatchPlan:
+    """Split tokens_per_batch over ranks and accumulation; raise ValueError when it cannot work.
+
+    accumulation = ceil(tokens_per_batch / (ranks x max_tokens_per_step)), and each micro-batch
+    holds tokens_per_batch / (ranks x accumulation) tokens, so a step stays near tokens_per_batch.
+    """
+    if not isinstance(world_size, int) or world_size < 1:
+        raise ValueError(f"world_size: expected a positive int, got {world_size!r}")
+    if not train:
+        raise ValueError("train_pairs: expected at least one training pair, got none")
+    per_rank = math.ceil(config.tokens_per_batch / world_size)
+    cap = config.max_tokens_per_step or per_rank
+    accumulation = math.ceil(per_rank / cap)
+    micro_tokens = math.ceil(config.tokens_per_batch / (world_size * accumulation))
+    longest = max(example_length(example) for example in train)
+    if micro_tokens < longest:
+        name = "max_tokens_per_step" if config.max_tokens_per_step else "tokens_per_batch"
+        raise ValueError(
+            f"{name}: a micro-batch of {micro_tokens} tokens (tokens_per_batch="
+            f"{config.tokens_per_batch} over {world_size} rank(s) x {accumulation} accumulation "
+            f"step(s)) cannot hold the longest sentence; expected at least {longest} tokens per "
+            f"micro-batch, got {micro_tokens}"
+        )
+    batches_per_epoch = len(token_budget_batches(train, micro_tokens, shuffle=False))
+    plan = BatchPlan(world_size, accumulation, micro_tokens, batches_per_epoch)
+    if plan.batches_per_step > batches_per_epoch:
+        raise ValueError(
+            f"nproc_per_node: expected at most {batches_per_epoch // accumulation} rank(s): the "
+            f"corpus gives {batches_per_epoch} batch(es) of {micro_tokens} tokens per epoch and a "
+            f"step needs {accumulation} per rank; got {world_size} ranks"
+        )
+    return plan
+
+
+@dataclass
+class DataPosition:
+    """Where the batch stream stands: the next batch is number ``batch`` of epoch ``epoch``."""
+
+    epoch: int = 0
+    batch: int = 0
+
+
+class StepBatches:
+    """The stream of optimizer steps: each a list of ``plan.batches_per_step`` batches of indices."""
+
+    def __init__(
+        self, examples: Sequence[Example], plan: BatchPlan, seed: int, position: DataPosition
+    ):
+        self.examples, self.plan, self.seed = examples, plan, seed
+        self.position = DataPosition(position.epoch, position.batch)
+        self._epoch, self._batches = -1, []
+
+    def _epoch_batches(self, epoch: int) -> list[list[int]]:
+        if epoch != self._epoch:
+            self._epoch = epoch
+            self._batches = token_budget_batches(
+                self.examples, self.plan.micro_tokens, shuffle=True, seed=self.seed + epoch
+            )
+        return self._batches
+
+    def next_step(self) -> list[list[int]]:
+        """The batches of the next optimizer step (every rank's), advancing the position."""
+        step = []
+        while len(step) < self.plan.batches_per_step:
+            batches = self._epoch_batches(self.position.epoch)
+            if self.position.batch >= len(batches):
+                self.position = DataPosition(self.position.epoch + 1, 0)
+                continue
+            step.append(batches[self.position.batch])
+            self.position = DataPosition(self.position.epoch, self.position.batch + 1)
+        return step
+
+    def shard(self, step: list[list[int]], rank: int) -> list[list[int]]:
+        """Rank ``rank``'s micro-batches of a step."""
+        size = self.plan.accumulation
+        return step[rank * size : (rank + 1) * size]

@@ -1,0 +1,315 @@
+"""helpers.train (python -m helpers.train): ranks, accumulation, resume, averaging, bad input.
+
+Tiny configurations on a few hundred pairs of the generated corpus, one thread per process. The
+two-rank test launches torchrun itself (two gloo processes); the resume test kills a real process
+with SIGKILL and resumes it.
+"""
+
+import csv
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import torch
+
+from helpers.display.setup import seed_everything
+from helpers.model.transformer import Transformer
+from helpers.paths import ROOT
+from helpers.pipeline.decoding import translate
+from helpers.pipeline.training import (
+    collate,
+    label_smoothing_loss,
+    load_checkpoint,
+    make_optimizer,
+)
+from helpers.train.__main__ import main
+from helpers.train.ablations import run_ablations
+from helpers.train.checkpoints import list_checkpoints
+from helpers.train.config import TrainConfig, parse_config
+from helpers.train.data import DataPosition, StepBatches, load_run_data, plan_batches
+
+TINY = ["--model", "tiny", "--train-pairs", "400", "--valid-pairs", "40"]
+TINY += ["--warmup-steps", "10", "--no-progress"]
+
+
+@pytest.fixture(autouse=True)
+def _isolated():
+    """In-process runs seed the global generators and may change threads: put them back."""
+    threads = torch.get_num_threads()
+    states = random.getstate(), np.random.get_state(), torch.get_rng_state()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+    random.setstate(states[0])
+    np.random.set_state(states[1])
+    torch.set_rng_state(states[2])
+
+
+def subprocess_env() -> dict[str, str]:
+    env = dict(os.environ, OMP_NUM_THREADS="1", PYTHONHASHSEED="0")
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
+    for name in ("WORLD_SIZE", "RANK", "LOCAL_RANK"):
+        env.pop(name, None)
+    return env
+
+
+def weights(run_dir, step=None) -> dict[str, torch.Tensor]:
+    checkpoints = dict(list_checkpoints(run_dir))
+    folder = checkpoints[step if step is not None else max(checkpoints)]
+    return torch.load(folder / "weights.pt", weights_only=True)
+
+
+def log_rows(run_dir) -> list[dict[str, str]]:
+    with (run_dir / "log.csv").open(newline="") as file:
+        return list(csv.DictReader(file))
+
+
+def combined_batch_reference(
+    argv: list[str], world_size: int
+) -> tuple[dict[str, torch.Tensor], dict[str, torch.Tensor]]:
+    """One process, one batch per step: the union of what the ranks computed, one loss over it.
+
+    Returns the final parameters, for each the largest |gradient| any step gave each entry, and
+    the loss of each step.
+    """
+    config = parse_config(argv)
+    data = load_run_data(config)
+    plan = plan_batches(config, data.train, world_size)
+    steps = StepBatches(data.train, plan, config.seed, DataPosition())
+    pad_id, bos_id = data.tgt_vocab.pad_id, data.tgt_vocab.bos_id
+    seed_everything(config.seed)
+    model_config = config.model_config(len(data.src_vocab), len(data.tgt_vocab), pad_id)
+    model = Transformer(model_config).train()
+    optimizer, scheduler = make_optimizer(model, model_config.d_model, config.warmup_steps)
+    largest = {name: torch.zeros_like(p) for name, p in model.named_parameters()}
+    losses = []
+    for _ in range(config.steps):
+        indices = [i for batch in steps.next_step() for i in batch]
+        src, tgt_input, tgt_output = collate(data.train, indices, pad_id, bos_id)
+        loss = label_smoothing_loss(model(src, tgt_input), tgt_output, 0.1, pad_id)
+        losses.append(loss.item())
+        optimizer.zero_grad()
+        loss.backward()
+        for name, parameter in model.named_parameters():
+            largest[name] = torch.maximum(largest[name], parameter.grad.abs())
+        optimizer.step()
+        scheduler.step()
+    return dict(model.named_parameters()), largest, losses
+
+
+def test_two_ranks_and_accumulation_match_one_process_on_the_combined_batch(tmp_path):
+    common = [*TINY, "--steps", "3", "--tokens-per-batch", "600", "--dropout", "0"]
+    common += ["--checkpoint-every", "3", "--eval-every", "3"]
+    two_ranks, accumulated = tmp_path / "two_ranks", tmp_path / "accumulated"
+    launch = [sys.executable, "-m", "torch.distributed.run", "--nproc_per_node=2", "--standalone"]
+    subprocess.run(
+        [*launch, "-m", "helpers.train", *common, "--output", str(two_ranks)],
+        env=subprocess_env(),
+        cwd=ROOT,
+        check=True,
+        timeout=180,
+    )
+    main([*common, "--max-tokens-per-step", "300", "--output", str(accumulated)])
+    described = [json.loads((d / "config.json").read_text()) for d in (two_ranks, accumulated)]
+    assert [(d["world_size"], d["accumulation"]) for d in described] == [(2, 1), (1, 2)]
+    assert described[0]["micro_tokens"] == described[1]["micro_tokens"] == 300
+    reference, largest_gradient, reference_losses = combined_batch_reference(
+        [*common, "--output", str(tmp_path / "unused")], 2
+    )
+    # Entries whose gradient is rounding noise in every step (the loss does not depend on a key
+    # bias: softmax ignores a shift of all scores) get full-sized Adam steps in a random
+    # direction, since Adam divides by the gradient's own size; they cannot agree and are skipped.
+    signal_entries = {name: (g > 1e-8) | (g == 0) for name, g in largest_gradient.items()}
+    skipped = sum(int((~kept).sum()) for kept in signal_entries.values())
+    assert skipped < 0.01 * sum(t.numel() for t in reference.values())
+    for run in (two_ranks, accumulated):
+        trained = weights(run)
+        assert set(reference) <= set(trained)
+        for name, tensor in reference.items():
+            kept = signal_entries[name]
+            torch.testing.assert_close(
+                trained[name][kept], tensor.detach()[kept], rtol=1e-4, atol=5e-5, msg=name
+            )
+    # The steps moved the weights far more than the tolerance, so the match is not trivial.
+    seed_everything(0)
+    start = Transformer(parse_config([*common]).model_config(*_vocab_sizes(common))).state_dict()
+    moved = max((reference[n].detach() - start[n]).abs().max().item() for n in reference)
+    assert moved > 1e-2
+    losses = [[float(r["loss"]) for r in log_rows(run)] for run in (two_ranks, accumulated)]
+    assert losses[0] == pytest.approx(reference_losses, rel=1e-5)
+    assert losses[1] == pytest.approx(reference_losses, rel=1e-5)
+
+
+def _vocab_sizes(argv: list[str]) -> tuple[int, int, int]:
+    data = load_run_data(parse_config(argv))
+    return len(data.src_vocab), len(data.tgt_vocab), data.tgt_vocab.pad_id
+
+
+RESUME = [*TINY, "--steps", "8", "--tokens-per-batch", "300", "--checkpoint-every", "2"]
+RESUME += ["--eval-every", "4"]
+
+
+@pytest.fixture(scope="module")
+def uninterrupted(tmp_path_factory):
+    run_dir = tmp_path_factory.mktemp("uninterrupted")
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    main([*RESUME, "--output", str(run_dir)])
+    torch.set_num_threads(threads)
+    return run_dir
+
+
+def test_a_killed_run_resumes_bit_identical_to_an_uninterrupted_one(uninterrupted, tmp_path):
+    resumed = tmp_path / "resumed"
+    killed = subprocess.run(
+        [sys.executable, "-m", "helpers.train", *RESUME, "--output", str(resumed)]
+        + ["--stop-after", "5"],
+        env=subprocess_env(),
+        cwd=ROOT,
+        timeout=120,
+    )
+    assert killed.returncode == -signal.SIGKILL
+    # Killed after step 5: steps 1-5 are in the log, the latest checkpoint is step 4.
+    assert [step for step, _ in list_checkpoints(resumed)] == [2, 4]
+    assert len(log_rows(resumed)) == 5
+    main([*RESUME, "--output", str(resumed), "--resume"])
+    expected, got = weights(uninterrupted), weights(resumed)
+    assert expected.keys() == got.keys()
+    for name in expected:
+        assert torch.equal(expected[name], got[name]), name
+    states = [
+        torch.load(list_checkpoints(run)[-1][1] / "training_state.pt", weights_only=True)
+        for run in (uninterrupted, resumed)
+    ]
+    assert states[0]["data_position"] == states[1]["data_position"]
+    for a, b in zip(
+        states[0]["optimizer"]["state"].values(),
+        states[1]["optimizer"]["state"].values(),
+        strict=True,
+    ):
+        assert torch.equal(a["exp_avg_sq"], b["exp_avg_sq"])
+    # The log holds each step once (steps 5 was redone), with the same numbers.
+    without_speed = [
+        [{k: v for k, v in row.items() if k != "tokens_per_s"} for row in log_rows(run)]
+        for run in (uninterrupted, resumed)
+    ]
+    assert without_speed[0] == without_speed[1]
+    assert [row["step"] for row in without_speed[1]] == [str(s) for s in range(1, 9)]
+
+
+def test_averaging_gives_the_mean_of_the_last_n_and_a_loadable_model(uninterrupted, tmp_path):
+    output = main(["average", str(uninterrupted), "--last", "3", "--output", str(tmp_path / "avg")])
+    loaded = load_checkpoint(output)
+    model, src_vocab, tgt_vocab = loaded[0], loaded[1], loaded[2]
+    last = [weights(uninterrupted, step) for step in (4, 6, 8)]
+    for name, tensor in model.state_dict().items():
+        mean = sum(w[name].double() for w in last) / 3
+        torch.testing.assert_close(tensor.double(), mean, rtol=0, atol=1e-6, msg=name)
+    assert not torch.equal(last[0]["output_projection.weight"], last[2]["output_projection.weight"])
+    metadata = json.loads((output / "checkpoint.json").read_text())["metadata"]
+    assert metadata["averaged_steps"] == [4, 6, 8]
+    (translation,) = translate(model, ["der mann trinkt ein bier"], src_vocab, tgt_vocab, max_len=8)
+    assert isinstance(translation, str)
+    with pytest.raises(ValueError, match=r"last: expected at most 4, .* got 5"):
+        main(["average", str(uninterrupted), "--last", "5"])
+
+
+BAD_INPUT = {
+    "unknown model size": (
+        ["--model", "huge"],
+        r"model: expected one of tiny, small, base, big, got 'huge'",
+    ),
+    "real corpus not there yet": (["--corpus", "real"], r"corpus: 'real' .* not available yet"),
+    "batch smaller than one sentence": (
+        ["--tokens-per-batch", "8"],
+        r"tokens_per_batch: .* expected at least \d+ tokens per micro-batch, got 8",
+    ),
+    "micro-batch smaller than one sentence": (
+        ["--max-tokens-per-step", "6"],
+        r"max_tokens_per_step: .* expected at least \d+ tokens per micro-batch, got 6",
+    ),
+    "resume without a run": (["--resume"], r"resume: expected a run folder with config.json"),
+}
+
+
+@pytest.mark.parametrize("case", BAD_INPUT, ids=list(BAD_INPUT))
+def test_bad_input_raises_before_training(case, tmp_path):
+    flags, message = BAD_INPUT[case]
+    output = tmp_path / "run"
+    with pytest.raises(ValueError, match=message):
+        main([*TINY, "--steps", "2", *flags, "--output", str(output)])
+    assert not output.exists()  # nothing was written: no training started
+
+
+def test_more_ranks_than_batches_raises_before_joining_a_process_group(monkeypatch, tmp_path):
+    # torchrun sets WORLD_SIZE; 2 pairs make one batch, too few for 3 ranks.
+    monkeypatch.setenv("WORLD_SIZE", "3")
+    output = tmp_path / "run"
+    flags = ["--model", "tiny", "--train-pairs", "2", "--tokens-per-batch", "300"]
+    with pytest.raises(ValueError, match=r"nproc_per_node: expected at most 1 rank\(s\).* got 3"):
+        main([*flags, "--output", str(output)])
+    assert not output.exists()
+
+
+def test_resume_refuses_a_run_of_another_config_and_a_used_folder(uninterrupted):
+    before = (uninterrupted / "log.csv").read_text()
+    with pytest.raises(
+        ValueError, match=r"resume: .* trained with label_smoothing=0.1, got label_smoothing=0.2"
+    ):
+        main([*RESUME, "--output", str(uninterrupted), "--resume", "--label-smoothing", "0.2"])
+    with pytest.raises(ValueError, match=r"output: .* already holds checkpoints; pass --resume"):
+        main([*RESUME, "--output", str(uninterrupted)])
+    assert (uninterrupted / "log.csv").read_text() == before
+
+
+def test_config_file_then_flags(tmp_path):
+    toml = tmp_path / "run.toml"
+    toml.write_text('model = "base"\nsteps = 30\nlabel_smoothing = 0.2\n')
+    config = parse_config(["--config", str(toml), "--steps", "40"])
+    assert (config.model, config.steps, config.label_smoothing) == ("base", 40, 0.2)
+    sizes = config.model_config(100, 100, 0)
+    assert (sizes.d_model, sizes.n_heads, sizes.d_ff, sizes.n_layers) == (512, 8, 2048, 6)
+    big = TrainConfig(model="big").model_config(100, 100, 0)
+    assert (big.d_model, big.n_heads, big.d_ff, big.dropout) == (1024, 16, 4096, 0.3)
+    bad = tmp_path / "run.json"
+    bad.write_text(json.dumps({"modle": "base"}))
+    with pytest.raises(ValueError, match=r"config: expected keys among .* got unknown modle"):
+        parse_config(["--config", str(bad)])
+
+
+def test_bf16_autocast_trains_on_the_cpu(tmp_path):
+    main(
+        [*TINY, "--steps", "2", "--tokens-per-batch", "300", "--precision", "bf16"]
+        + ["--output", str(tmp_path)]
+    )
+    losses = [float(row["loss"]) for row in log_rows(tmp_path)]
+    assert len(losses) == 2 and all(np.isfinite(losses))
+
+
+def test_ablations_write_one_scored_row_per_table_3_change(tmp_path):
+    output = tmp_path / "table3.json"
+    extra = {"train_pairs": 300, "valid_pairs": 30, "tokens_per_batch": 300}
+    results = run_ablations(
+        ["base", "E"],
+        steps=2,
+        output=output,
+        runs_dir=tmp_path / "runs",
+        model="tiny",
+        test_sentences=5,
+        extra=extra,
+    )
+    assert json.loads(output.read_text()) == results
+    base, learned = results["rows"]
+    assert (base["row"], learned["row"]) == ("base", "E")
+    # The learned table adds max_len x d_model parameters to each stack.
+    assert learned["parameters"] - base["parameters"] == 2 * 256 * 32
+    assert "--positional learned" in learned["command"] and learned["seed"] == 0
+    for row in (base, learned):
+        assert 1 < row["valid_perplexity"] < 10_000 and 0 <= row["test_bleu_greedy"] <= 100
+    with pytest.raises(ValueError, match=r"rows: expected groups among .* got F"):
+        run_ablations(["F"], output=output)
