@@ -127,3 +127,65 @@ def test_refuses_head_sizes_torch_cannot_hold(overrides):
 def test_refuses_something_else_than_a_transformer():
     with pytest.raises(ValueError, match=r"^model: expected a helpers.Transformer"):
         to_torch_reference(nn.Linear(2, 2))
+
+
+def parameter_pairs(model: Transformer, reference: TorchReferenceTransformer):
+    """(name, ours, theirs) for every parameter, in the correspondence to_torch_reference copies."""
+    yield "src embedding", model.encoder.embedding.embedding.weight, reference.src_embedding.weight
+    yield "tgt embedding", model.decoder.embedding.embedding.weight, reference.tgt_embedding.weight
+    yield "output projection", model.output_projection.weight, reference.output_projection.weight
+
+    def attention(name, ours, theirs):
+        yield f"{name}.w_qkv.weight", ours.w_qkv.weight, theirs.in_proj_weight
+        yield f"{name}.w_qkv.bias", ours.w_qkv.bias, theirs.in_proj_bias
+        yield f"{name}.w_o.weight", ours.w_o.weight, theirs.out_proj.weight
+        yield f"{name}.w_o.bias", ours.w_o.bias, theirs.out_proj.bias
+
+    def module(name, ours, theirs):
+        for (key, mine), (_, torch_one) in zip(
+            ours.named_parameters(), theirs.named_parameters(), strict=True
+        ):
+            yield f"{name}.{key}", mine, torch_one
+
+    for i, (ours, theirs) in enumerate(
+        zip(model.encoder.layers, reference.encoder.layers, strict=True)
+    ):
+        yield from attention(f"encoder.{i}.self", ours.self_attention, theirs.self_attn)
+        yield from module(f"encoder.{i}.norm1", ours.self_attention_residual.norm, theirs.norm1)
+        yield from module(f"encoder.{i}.linear1", ours.feed_forward.linear1, theirs.linear1)
+        yield from module(f"encoder.{i}.linear2", ours.feed_forward.linear2, theirs.linear2)
+        yield from module(f"encoder.{i}.norm2", ours.feed_forward_residual.norm, theirs.norm2)
+    for i, (ours, theirs) in enumerate(
+        zip(model.decoder.layers, reference.decoder.layers, strict=True)
+    ):
+        yield from attention(f"decoder.{i}.self", ours.self_attention, theirs.self_attn)
+        yield from module(f"decoder.{i}.norm1", ours.self_attention_residual.norm, theirs.norm1)
+        yield from attention(f"decoder.{i}.cross", ours.cross_attention, theirs.multihead_attn)
+        yield from module(f"decoder.{i}.norm2", ours.cross_attention_residual.norm, theirs.norm2)
+        yield from module(f"decoder.{i}.linear1", ours.feed_forward.linear1, theirs.linear1)
+        yield from module(f"decoder.{i}.linear2", ours.feed_forward.linear2, theirs.linear2)
+        yield from module(f"decoder.{i}.norm3", ours.feed_forward_residual.norm, theirs.norm3)
+    if model.config.norm_first:
+        yield from module("encoder.final_norm", model.encoder.final_norm, reference.encoder.norm)
+        yield from module("decoder.final_norm", model.decoder.final_norm, reference.decoder.norm)
+
+
+@pytest.mark.parametrize("norm_first", [False, True], ids=["post_ln", "pre_ln"])
+@pytest.mark.parametrize("sharing", list(SHARING))
+def test_gradients_match_torch_layers(norm_first, sharing):
+    """The loss of a ragged batch gives every parameter the gradient PyTorch's layers give it."""
+    model = build(norm_first=norm_first, dropout=0.0, **SHARING[sharing]).train()
+    reference = to_torch_reference(model)
+    src = ragged([7, 4, 1, 5], model.config.src_vocab_size, seed=11)
+    tgt = ragged([6, 3, 2, 1], 13, seed=12)
+    labels = ragged([6, 3, 2, 1], 13, seed=13)
+    for network in (model, reference):
+        logits = network(src, tgt)
+        loss = nn.functional.cross_entropy(logits.flatten(0, 1), labels.flatten(), ignore_index=0)
+        loss.backward()
+    pairs = list(parameter_pairs(model, reference))
+    assert {id(ours) for _, ours, _ in pairs} == {id(p) for p in model.parameters()}
+    for name, ours, theirs in pairs:
+        assert ours.grad is not None and theirs.grad is not None, name
+        assert ours.grad.abs().max() > 0, f"{name}: no gradient reached it"
+        torch.testing.assert_close(ours.grad, theirs.grad, atol=1e-5, rtol=1e-4, msg=name)

@@ -259,7 +259,24 @@ def test_bfloat16_close_to_float32():
     torch.testing.assert_close(low.float(), reference, atol=0.1, rtol=0.05)
 
 
-@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_float16_through_the_whole_model():
+    """Half precision end to end: logits, attention maps and gradients stay finite and close."""
+    model = small_model()
+    src, tgt = ragged([5, 3], 11), ragged([4, 2], 13, seed=1)
+    with torch.no_grad():
+        reference = model(src, tgt)
+    half = model.to(torch.float16)
+    logits, weights = half(src, tgt, need_weights=True)
+    assert logits.dtype == torch.float16
+    assert all(w.dtype == torch.float16 for w in weights.decoder_cross)
+    torch.testing.assert_close(logits.float(), reference, atol=0.02, rtol=0.01)
+    logits.float().logsumexp(-1).mean().backward()
+    grads = [p.grad for p in half.parameters()]
+    assert all(g is not None and g.dtype == torch.float16 for g in grads)
+    assert all(torch.isfinite(g).all() for g in grads)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16, torch.float16])
 def test_no_nan_on_all_pad_rows(dtype):
     model = small_model().to(dtype)
     src, tgt = ragged([5, 3, 4], 11), ragged([4, 2, 3], 13, seed=1)
