@@ -9,7 +9,7 @@ export JUPYTER_PLATFORM_DIRS := 1
 # Playwright drives Debian's chromium (make test-browser); it never downloads a browser of its own.
 export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD := 1
 
-.PHONY: setup lab test lint export notebooks train ablations bench student docs test-browser help
+.PHONY: setup lab test lint export notebooks train ablations bench mutation student docs test-browser help
 
 help:
 	@echo "make lab        set up .venv and open JupyterLab on notebooks/"
@@ -20,6 +20,7 @@ help:
 	@echo "make bench      time our model against PyTorch's layers and the KV cache (ARGS=--quick | --suite | --notebooks)"
 	@echo "make train      retrain the shipped German-English model in checkpoints/ (CPU, < 10 min)"
 	@echo "make ablations  train Table 3's rows on the CPU, write docs/table3_ablations.json (ARGS=\"--rows A,E --steps 400\")"
+	@echo "make mutation   mutation testing (mutmut) of the model, decoding and training modules; prints the score (ARGS=\"--module masks\")"
 	@echo "make student    write the classroom edition (exercise solutions replaced by stubs) to student/"
 	@echo "make docs       build the offline website of the notebooks in build/site/ (open index.html)"
 	@echo "make test-browser  run notebooks 00, 04, 12 in JupyterLab and open the built site in Chromium"
@@ -61,6 +62,11 @@ train: setup
 # Table 3 a CPU can afford, each a run of `python -m helpers.train`, into docs/table3_ablations.json.
 ablations: setup
 	$(PY) -m helpers.train.ablations $(ARGS)
+
+# Not part of `make test` (tens of minutes): mutmut changes the model, decoding and training code
+# one operator at a time, in a copy under build/mutation/, and reports how many changes the tests catch.
+mutation: setup
+	$(PY) -m tools.mutation $(ARGS)
 
 # The classroom edition: student/notebooks/, every exercise solution replaced by a stub and a hint.
 student: setup

@@ -47,6 +47,13 @@ def test_look_ahead_mask_follows_the_device_argument():
     assert look_ahead_mask(3, device="meta").device.type == "meta"
 
 
+def test_decoder_mask_is_made_on_the_device_of_the_ids():
+    """Built elsewhere, the look-ahead half would fail to combine with ids on a GPU."""
+    mask = decoder_self_attention_mask(IDS.to("meta"), PAD)
+    assert mask.device.type == "meta"
+    assert mask.shape == (2, 1, 4, 4)
+
+
 def test_decoder_mask_combines_padding_and_look_ahead():
     mask = decoder_self_attention_mask(IDS, PAD)
     assert mask.shape == (2, 1, 4, 4)

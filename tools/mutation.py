@@ -1,0 +1,141 @@
+"""Mutation testing of the model, decoding and training modules: ``make mutation``.
+
+mutmut changes one operator, constant or call at a time in the modules below (a *mutant*) and runs
+the tests that reach the changed function; a mutant the tests still pass is one they cannot tell
+from the real code. The score is the share of mutants killed.
+
+mutmut works in a ``mutants/`` folder of the directory it runs in, so this command copies the
+tracked files into ``build/mutation/`` and runs there: the checkout is never modified, and a second
+run reuses the results of the first for functions that did not change. Slow (tens of minutes on two
+cores), so not part of ``make test``.
+
+    python -m tools.mutation                 # every module below
+    python -m tools.mutation --module masks  # one module (its file name without .py)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from helpers.paths import ROOT
+
+# What is mutated, and the tests that stand guard over it.
+MODULES = {
+    "helpers/model/attention.py": ["tests/test_attention.py"],
+    "helpers/model/masks.py": ["tests/test_masks.py"],
+    "helpers/model/embeddings.py": ["tests/test_embeddings.py"],
+    "helpers/model/multi_head_attention.py": ["tests/test_multi_head_attention.py"],
+    "helpers/model/feed_forward.py": ["tests/test_feed_forward.py"],
+    "helpers/model/sublayers.py": ["tests/test_sublayers.py"],
+    "helpers/model/encoder.py": ["tests/test_encoder.py"],
+    "helpers/model/decoder.py": ["tests/test_decoder.py"],
+    "helpers/model/transformer.py": ["tests/test_transformer.py", "tests/test_torch_reference.py"],
+    "helpers/pipeline/decoding.py": ["tests/test_decoding.py"],
+    "helpers/pipeline/training.py": ["tests/test_training.py"],
+}
+# Tests that check a property across the model (causality, cache == no cache, ...) guard every module.
+SHARED_TESTS = ["tests/test_properties.py"]
+WORK_DIR = ROOT / "build" / "mutation"
+STATS_FILE = Path("mutants") / "mutmut-cicd-stats.json"
+LOG_FILE = ROOT / "build" / "mutation.log"
+
+
+def mutmut_config(modules: list[str]) -> str:
+    """The ``[tool.mutmut]`` table for the copy's pyproject.toml."""
+    tests = sorted({test for module in modules for test in MODULES[module]} | set(SHARED_TESTS))
+    settings = {
+        "source_paths": ["helpers"],
+        "only_mutate": modules,
+        "also_copy": ["helpers/", "tools/", "conftest.py", "nbval_sanitize.cfg", "checkpoints/"],
+        # The project's addopts turn on nbval; mutants are judged by the unit tests, one process.
+        "pytest_add_cli_args": ["-o", "addopts=-p no:cacheprovider", "-p", "no:xdist"],
+        "pytest_add_cli_args_test_selection": tests,
+        # Each mutant runs in a fork of mutmut; torch keeps one thread there.
+        "process_isolation": "fork",
+    }
+    lines = ["", "[tool.mutmut]"] + [
+        f"{key} = {json.dumps(value)}" for key, value in settings.items()
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def copy_checkout(destination: Path) -> None:
+    """The tracked files (as they are in the working tree) into ``destination``, replacing them."""
+    listed = subprocess.run(
+        ["git", "ls-files", "-z"], cwd=ROOT, check=True, capture_output=True, text=True
+    ).stdout
+    for name in filter(None, listed.split("\0")):
+        source, target = ROOT / name, destination / name
+        if name.startswith("notebooks/") or not source.is_file():
+            continue  # the lessons are not needed to judge a mutant
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(source, target)
+
+
+def score(stats: dict) -> tuple[int, int, float]:
+    """(killed, judged, percent): timeouts count as killed; mutants no test reaches count as alive."""
+    killed = stats["killed"] + stats.get("timeout", 0)
+    judged = killed + stats["survived"] + stats.get("no_tests", 0) + stats.get("suspicious", 0)
+    return killed, judged, 100.0 * killed / judged if judged else 0.0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--module",
+        action="append",
+        choices=sorted(Path(m).stem for m in MODULES),
+        help="mutate only this module (repeatable); default: all",
+    )
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="parallel workers")
+    args = parser.parse_args(argv)
+    modules = [m for m in MODULES if not args.module or Path(m).stem in args.module]
+
+    WORK_DIR.mkdir(parents=True, exist_ok=True)
+    copy_checkout(WORK_DIR)
+    pyproject = WORK_DIR / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text() + mutmut_config(modules))
+
+    # The copy's mutants/ folder is on PYTHONPATH: it must exist before Python starts, or the
+    # import system caches it as missing and the tests cannot import its conftest or helpers.
+    (WORK_DIR / "mutants").mkdir(exist_ok=True)
+    mutmut = Path(sys.executable).with_name("mutmut")
+    # One torch thread per worker; the copy's helpers, not the editable install's, are imported.
+    env = dict(os.environ, OMP_NUM_THREADS="1", PYTHONHASHSEED="0")
+    env["PYTHONPATH"] = str(WORK_DIR / "mutants")
+    print(
+        f"mutating {len(modules)} modules in {WORK_DIR.relative_to(ROOT)} "
+        f"(progress: {LOG_FILE.relative_to(ROOT)})",
+        flush=True,
+    )
+    with LOG_FILE.open("w") as log:
+        run = subprocess.run(
+            [mutmut, "run", "--max-children", str(args.jobs)],
+            cwd=WORK_DIR,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+    if run.returncode != 0:
+        print(
+            f"mutmut run failed with exit code {run.returncode}: see {LOG_FILE.relative_to(ROOT)}",
+            file=sys.stderr,
+        )
+        return run.returncode
+    subprocess.run([mutmut, "export-cicd-stats"], cwd=WORK_DIR, env=env, check=True)
+    stats = json.loads((WORK_DIR / STATS_FILE).read_text())
+    killed, judged, percent = score(stats)
+    print(f"\nmutation score: {killed} of {judged} mutants killed ({percent:.1f}%)")
+    print(f"details: {json.dumps(stats)}")
+    print(f"surviving mutants: cd {WORK_DIR.relative_to(ROOT)} && {mutmut} results")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
