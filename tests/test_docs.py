@@ -15,6 +15,7 @@ import nbformat
 import pytest
 from bs4 import BeautifulSoup
 
+from helpers.paths import ROOT
 from tools import docs
 from tools.reading import CODE_LINES_PER_MINUTE, WORDS_PER_MINUTE, reading_minutes
 
@@ -109,7 +110,7 @@ def test_every_page_links_home_and_names_the_commit(site):
     folder, report, _ = site
     head = subprocess.run(
         ["git", "rev-parse", "--short", "HEAD"],
-        cwd=docs.ROOT,
+        cwd=ROOT,
         capture_output=True,
         text=True,
         check=True,
@@ -482,7 +483,7 @@ def test_load_run_times(tmp_path):
 
 
 def test_a_bad_run_times_file_is_named_relative_to_the_project(tmp_path, monkeypatch):
-    monkeypatch.setattr(docs, "ROOT", tmp_path)
+    monkeypatch.setattr(docs.run_times, "ROOT", tmp_path)
     path = tmp_path / "docs" / "notebook_run_times.json"
     path.parent.mkdir()
     path.write_text(json.dumps(RUN_TIMES | {"seconds": {"00": "fast"}}), encoding="utf-8")
@@ -548,7 +549,7 @@ def test_a_missing_mathjax_package_is_reported_before_the_old_site_is_emptied(
     def not_installed():
         raise RuntimeError("jupyter_server_mathjax is not installed")
 
-    monkeypatch.setattr(docs, "mathjax_source", not_installed)
+    monkeypatch.setattr(docs.site, "mathjax_source", not_installed)
     with pytest.raises(RuntimeError, match="jupyter_server_mathjax is not installed"):
         docs.build_site(output)
     assert (output / "index.html").read_text(encoding="utf-8") == "the previous site"

@@ -1,0 +1,213 @@
+"""One notebook as an HTML page: nbconvert with the site's template, MathJax served from local
+files, links between notebooks pointed at their pages, deep dives folded."""
+
+from __future__ import annotations
+
+import multiprocessing
+import re
+import shutil
+import subprocess
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+from markupsafe import Markup
+from nbconvert import HTMLExporter
+from nbconvert.filters.markdown_mistune import markdown2html_mistune
+from traitlets.config import Config
+
+from helpers.paths import ROOT
+from tools.docs.notebooks import read_notebook
+
+TEMPLATES = ROOT / "docs" / "templates"
+
+# MathJax 2.7 from jupyter_server_mathjax: the combined TeX + MathML input, HTML-CSS output config,
+# and what it loads on demand. Left out: the SVG output (2.9 MB), the accessibility explorer
+# (extensions/a11y, 3.7 MB, loaded only when a reader turns it on in the menu) and translations.
+MATHJAX_CONFIG = "TeX-AMS-MML_HTMLorMML-full,Safe"
+MATHJAX_PARTS = (
+    "MathJax.js",
+    "LICENSE",
+    "config/TeX-AMS-MML_HTMLorMML-full.js",
+    "config/Safe.js",
+    "extensions",
+    "jax/element",
+    "jax/input",
+    "jax/output/HTML-CSS",
+    "fonts/HTML-CSS/STIX-Web/woff",
+    "localization/en",
+)
+MATHJAX_SKIP = ("a11y",)
+
+# A relative link to a notebook beside the page: href="04_masks.ipynb" or "./glossary.ipynb#x".
+NOTEBOOK_LINK = re.compile(r'href="(?:\./)?([A-Za-z0-9_]+)\.ipynb(#[^"]*)?"')
+
+
+def build_commit(root: Path = ROOT) -> str:
+    """`git rev-parse --short HEAD`, with ' + uncommitted changes' if the tree is dirty."""
+    try:
+        head = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+        status = subprocess.run(
+            ["git", "status", "--porcelain"], cwd=root, capture_output=True, text=True, check=True
+        ).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+    if not head:
+        return "unknown"
+    return f"{head} + uncommitted changes" if status.strip() else head
+
+
+def rewrite_notebook_links(html: str, pages: dict[str, str]) -> tuple[str, list[str]]:
+    """Point links to notebooks of the site (``NN_name.ipynb``) to their pages.
+
+    pages maps a notebook stem to its page. Returns the new HTML and the notebooks linked to
+    that have no page (their links are left as they are).
+    """
+    unknown: list[str] = []
+
+    def replace(match: re.Match) -> str:
+        stem, anchor = match.group(1), match.group(2) or ""
+        if stem not in pages:
+            unknown.append(f"{stem}.ipynb")
+            return match.group(0)
+        return f'href="{pages[stem]}{anchor}"'
+
+    return NOTEBOOK_LINK.sub(replace, html), unknown
+
+
+def markdown_html(text: str, inline: bool = False) -> Markup:
+    """Markdown (with $math$ left for MathJax) as HTML; inline drops the paragraph around it."""
+    html = markdown2html_mistune(text).strip()
+    if inline and html.startswith("<p>") and html.endswith("</p>") and html.count("<p>") == 1:
+        html = html[3:-4]
+    return Markup(html)  # noqa: S704 - our own notebooks' markdown, rendered by mistune
+
+
+def mathjax_source() -> Path:
+    """The MathJax 2.7 files installed by jupyter_server_mathjax."""
+    try:
+        import jupyter_server_mathjax
+    except ImportError as error:
+        raise RuntimeError(
+            "jupyter_server_mathjax is not installed: run `make setup` (it is pinned in "
+            "requirements.txt); the site serves MathJax from its files"
+        ) from error
+    source = Path(jupyter_server_mathjax.__file__).parent / "static"
+    if not (source / "MathJax.js").is_file():
+        raise RuntimeError(f"MathJax.js not found in {source}: reinstall jupyter_server_mathjax")
+    return source
+
+
+def copy_mathjax(destination: Path, source: Path | None = None) -> int:
+    """Copy the MathJax files the site uses (from source: mathjax_source()); returns their size."""
+    source = mathjax_source() if source is None else source
+    for part in MATHJAX_PARTS:
+        origin, target = source / part, destination / part
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if origin.is_dir():
+            shutil.copytree(origin, target, ignore=shutil.ignore_patterns(*MATHJAX_SKIP))
+        else:
+            shutil.copy2(origin, target)
+    return sum(path.stat().st_size for path in destination.rglob("*") if path.is_file())
+
+
+def site_exporter() -> HTMLExporter:
+    """nbconvert's HTML exporter with the site's template; stored outputs only, never executed."""
+    config = Config()
+    config.CoalesceStreamsPreprocessor.enabled = True  # a progress bar's \r updates -> last state
+    config.ExecutePreprocessor.enabled = False
+    return HTMLExporter(
+        config=config,
+        template_name="site",
+        extra_template_basedirs=[str(TEMPLATES)],
+        theme="light",
+    )
+
+
+def lab_css(exporter: HTMLExporter) -> str:
+    """nbconvert's JupyterLab styles (light theme), shared by all notebook pages."""
+    environment = exporter.environment
+    names = ("static/index.css", "static/theme-light.css")
+    return "\n".join(environment.loader.get_source(environment, name)[0] for name in names)
+
+
+_EXPORTER: HTMLExporter | None = None
+
+
+def render_notebook(path: Path, title: str, site: dict) -> str:
+    """One notebook as a page of the site (its stored outputs, with the site's navigation)."""
+    global _EXPORTER
+    if _EXPORTER is None:  # one exporter per process: building it parses the templates
+        _EXPORTER = site_exporter()
+    notebook = read_notebook(path)
+    notebook.metadata["title"] = title
+    html, _ = _EXPORTER.from_notebook_node(
+        notebook, resources={"site": site, "metadata": {"name": path.stem}}
+    )
+    return fold_deep_dives(html)
+
+
+DEEP_DIVE_TITLE = re.compile(r"^Deep dive\s*·")
+
+
+def _first_heading(cell) -> object | None:
+    return cell.find(re.compile(r"^h[1-6]$")) if hasattr(cell, "find") else None
+
+
+def fold_deep_dives(html: str) -> str:
+    """Fold each deep-dive section of a notebook page into a closed ``<details>``.
+
+    A deep dive starts at a cell whose first heading reads "Deep dive · ..." and runs to the next
+    cell whose first heading is of the same or a higher level, as in JupyterLab. The reader sees
+    its title and opens it with a click.
+    """
+    from bs4 import BeautifulSoup
+
+    soup = BeautifulSoup(html, "html.parser")
+    main = soup.find("main")
+    if main is None:
+        return html
+    cells = [
+        child for child in main.find_all(recursive=False) if "jp-Cell" in child.get("class", [])
+    ]
+    index = 0
+    while index < len(cells):
+        heading = _first_heading(cells[index])
+        title = heading.get_text(" ", strip=True).rstrip("¶").strip() if heading else ""
+        if not heading or not DEEP_DIVE_TITLE.match(title):
+            index += 1
+            continue
+        level, end = int(heading.name[1]), index + 1
+        while end < len(cells):
+            other = _first_heading(cells[end])
+            if other is not None and int(other.name[1]) <= level:
+                break
+            end += 1
+        details = soup.new_tag("details", attrs={"class": "site-deep-dive"})
+        summary = soup.new_tag("summary")
+        summary.string = title
+        details.append(summary)
+        cells[index].insert_before(details)
+        for cell in cells[index:end]:
+            details.append(cell.extract())
+        index = end
+    return str(soup)
+
+
+def _render_job(job: tuple[Path, str, dict]) -> str:
+    return render_notebook(*job)
+
+
+def _render_all(jobs_list: list[tuple[Path, str, dict]], jobs: int) -> list[str]:
+    """render_notebook for every job, in order, in up to `jobs` forked processes."""
+    if jobs == 1 or len(jobs_list) == 1:
+        return [_render_job(job) for job in jobs_list]
+    # fork: the workers inherit the imported modules (spawn would import torch again in each).
+    context = multiprocessing.get_context("fork")
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
+        return list(pool.map(_render_job, jobs_list))
