@@ -27,9 +27,13 @@ SOLUTION_TAG = "solution"
 DEEP_DIVE_HEADING = re.compile(r"^#{1,6}\s+Deep dive\s*·")
 
 
+def _joined(text: str | list[str]) -> str:
+    """A notebook's multi-line string, stored as one string or as a list of lines."""
+    return "".join(text) if isinstance(text, list) else text
+
+
 def cell_text(cell: dict) -> str:
-    source = cell.get("source", "")
-    return "".join(source) if isinstance(source, list) else source
+    return _joined(cell.get("source", ""))
 
 
 def is_solution(cell: dict) -> bool:
@@ -56,3 +60,26 @@ def canonical_cell_metadata(cell: dict) -> None:
         metadata.setdefault("jupyter", {})["source_hidden"] = True
     if is_deep_dive_heading(cell):
         metadata["jp-MarkdownHeadingCollapsed"] = True
+
+
+def coalesce_streams(cell: dict) -> None:
+    """Join consecutive outputs of one stream (stdout or stderr) into one, in place.
+
+    The kernel sends a cell's printing in chunks, split wherever its output buffer happened to be
+    flushed; stored as they came, one ``print`` may show as several blocks, split differently on
+    every run. Joined, a cell's text output is one block per stream.
+    """
+    joined: list = []
+    for output in cell.get("outputs", []):
+        previous = joined[-1] if joined else None
+        if (
+            output.get("output_type") == "stream"
+            and previous is not None
+            and previous.get("output_type") == "stream"
+            and previous.get("name") == output.get("name")
+        ):
+            previous["text"] = _joined(previous["text"]) + _joined(output["text"])
+        else:
+            joined.append(output)
+    if "outputs" in cell:
+        cell["outputs"] = joined

@@ -15,7 +15,12 @@ from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
 
 from helpers.paths import ROOT, numbered_notebooks
-from tools.notebook_format import KERNELSPEC, canonical_cell_metadata, canonical_metadata
+from tools.notebook_format import (
+    KERNELSPEC,
+    canonical_cell_metadata,
+    canonical_metadata,
+    coalesce_streams,
+)
 
 CELL_TIMEOUT_SECONDS = 600
 
@@ -40,6 +45,7 @@ def run_notebook(path: Path) -> bool:
     for cell in notebook.cells:
         cell.metadata.pop("execution", None)
         canonical_cell_metadata(cell)
+        coalesce_streams(cell)
     nbformat.write(notebook, path)
     return ok
 
