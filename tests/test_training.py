@@ -289,6 +289,32 @@ def test_train_lowers_the_loss_without_warnings(capsys):
     assert max(history.learning_rate) == history.learning_rate[9]  # peak at warm-up step 10
 
 
+def test_train_calls_after_step_at_the_end_of_every_step_with_the_current_weights():
+    model = tiny_model()
+    seen = []
+
+    def after_step(step):
+        seen.append((step, model.encoder.layers[0].self_attention.w_o.weight.detach().clone()))
+
+    history = train(
+        model,
+        copy_task(100, seed=0),
+        copy_task(20, seed=1),
+        bos_id=2,
+        steps=12,
+        max_tokens=120,
+        warmup_steps=4,
+        eval_every=5,
+        progress=False,
+        after_step=after_step,
+    )
+    assert [step for step, _ in seen] == list(range(1, 13))
+    # Each call sees the weights after that step's update: they change from one call to the next.
+    assert all(not torch.equal(a, b) for (_, a), (_, b) in zip(seen, seen[1:], strict=False))
+    assert torch.equal(seen[-1][1], model.encoder.layers[0].self_attention.w_o.weight)
+    assert history.valid_step == [5, 10, 12]
+
+
 def test_evaluate_loss_restores_mode_and_is_token_weighted():
     model = tiny_model()
     examples = copy_task(30, seed=2)

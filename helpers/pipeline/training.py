@@ -229,13 +229,15 @@ def train(
     seed: int = 0,
     progress: bool = True,
     clip_norm: float | None = None,
+    after_step: Callable[[int], None] | None = None,
 ) -> History:
     """Train for ``steps`` optimizer steps with label smoothing, Adam and the warm-up schedule.
 
     Shows a tqdm bar with the loss and token accuracy of each step; evaluates the validation
     loss every ``eval_every`` steps and at the end. With ``clip_norm``, the gradients are scaled
-    down before each step whenever their global L2 norm exceeds it. Returns the History; the
-    model is left in training mode.
+    down before each step whenever their global L2 norm exceeds it. ``after_step(step)``, when
+    given, is called at the end of every step, after its validation if it has one (to keep
+    checkpoints, for example). Returns the History; the model is left in training mode.
     """
     for name, value in (("steps", steps), ("eval_every", eval_every)):
         if not isinstance(value, int) or isinstance(value, bool) or value < 1:
@@ -282,6 +284,8 @@ def train(
         if history.valid_loss:
             postfix["valid"] = f"{history.valid_loss[-1]:.3f}"
         bar.set_postfix(postfix, refresh=False)
+        if after_step is not None:
+            after_step(step)
     return history
 
 
