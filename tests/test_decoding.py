@@ -1,5 +1,6 @@
 """helpers.pipeline.decoding (notebook 12): the KV cache is exact, beam search's rules, translate's edges."""
 
+import inspect
 import math
 
 import pytest
@@ -8,6 +9,7 @@ import torch
 from helpers.data.corpus import load_corpus
 from helpers.exercises import notebook_12
 from helpers.model.transformer import Transformer, TransformerConfig
+from helpers.pipeline import decoding
 from helpers.pipeline.decoding import (
     beam_search,
     forbid_special_tokens,
@@ -560,3 +562,150 @@ def test_translate_default_length_is_the_source_length_plus_fifty(tiny_translato
         assert len(short.split()) == 7
     finally:
         never_ends.output_projection._forward_hooks.clear()  # the fixture is shared
+
+
+# ---------------------------------------------------------------- one API, every option passed on
+
+
+def test_the_three_decoders_share_names_order_and_defaults():
+    common = ["max_len", "max_extra_len", "use_cache", "beam_size", "alpha"]
+    signatures = {
+        f: inspect.signature(f).parameters for f in (greedy_decode, beam_search, translate)
+    }
+    defaults = {
+        "beam_size": 1,
+        "alpha": 0.6,
+        "max_len": None,
+        "max_extra_len": 50,
+        "use_cache": True,
+    }
+    for function, parameters in signatures.items():
+        shared = [name for name in parameters if name in common]
+        assert shared == sorted(shared, key=list(parameters).index)
+        for name in shared:
+            expected = 4 if (function is beam_search and name == "beam_size") else defaults[name]
+            assert parameters[name].default == expected, (function.__name__, name)
+    assert inspect.signature(translate).parameters["batch_size"].default == 64
+
+
+class Spy:
+    """Stands in for greedy_decode or beam_search: records each call, answers </s> at once."""
+
+    def __init__(self):
+        self.calls: list[tuple[torch.Tensor, dict]] = []
+
+    def __call__(self, model, src, **options):
+        self.calls.append((src.clone(), options))
+        return torch.full((src.shape[0], 1), options["eos_id"], dtype=torch.long)
+
+
+@pytest.mark.parametrize("beam_size", [1, 3])
+def test_translate_passes_every_option_to_the_decoder(tiny_translator, monkeypatch, beam_size):
+    model, src_vocab, tgt_vocab = tiny_translator
+    spy = Spy()
+    monkeypatch.setattr(decoding, "greedy_decode" if beam_size == 1 else "beam_search", spy)
+    options = {"max_len": 7, "max_extra_len": 3, "use_cache": False}
+    out = translate(
+        model, ["der mann"], src_vocab, tgt_vocab, beam_size=beam_size, alpha=1.5, **options
+    )
+    assert out == [""]
+    ((_, passed),) = spy.calls
+    expected = options | {"bos_id": tgt_vocab.bos_id, "eos_id": tgt_vocab.eos_id}
+    if beam_size > 1:
+        expected |= {"beam_size": beam_size, "alpha": 1.5}
+    assert passed == expected
+
+
+def test_translate_defaults_reach_the_decoders(tiny_translator, monkeypatch):
+    model, src_vocab, tgt_vocab = tiny_translator
+    greedy, beam = Spy(), Spy()
+    monkeypatch.setattr(decoding, "greedy_decode", greedy)
+    monkeypatch.setattr(decoding, "beam_search", beam)
+    translate(model, ["der mann"], src_vocab, tgt_vocab)
+    translate(model, ["der mann"], src_vocab, tgt_vocab, beam_size=2)
+    assert len(greedy.calls) == 1 and len(beam.calls) == 1
+    assert greedy.calls[0][1]["use_cache"] is True and greedy.calls[0][1]["max_extra_len"] == 50
+    assert beam.calls[0][1]["alpha"] == 0.6 and beam.calls[0][1]["beam_size"] == 2
+
+
+def test_translate_decodes_batch_size_sentences_at_a_time_sorted_by_length(
+    tiny_translator, monkeypatch
+):
+    model, src_vocab, tgt_vocab = tiny_translator
+    spy = Spy()
+    monkeypatch.setattr(decoding, "greedy_decode", spy)
+    sentences = ["der mann trinkt", "bier", "ein bier", "der", "der mann trinkt"]
+    translate(model, sentences, src_vocab, tgt_vocab, batch_size=2)
+    # Sorted by length: [1, 1] | [2, 3] | [3] words; by input order it would pad [3, 1] and [2, 1].
+    assert [tuple(src.shape) for src, _ in spy.calls] == [(2, 1), (2, 3), (1, 3)]
+    spy.calls.clear()
+    translate(model, sentences, src_vocab, tgt_vocab, batch_size=1)
+    assert [src.shape[0] for src, _ in spy.calls] == [1] * 5
+
+
+def test_translate_results_do_not_depend_on_the_batch_size(tiny_translator):
+    model, src_vocab, tgt_vocab = tiny_translator
+    sentences = ["der mann trinkt ein bier", "bier", "", "ein bier ?", "der mann"]
+    one = translate(model, sentences, src_vocab, tgt_vocab, max_len=6, batch_size=1)
+    assert translate(model, sentences, src_vocab, tgt_vocab, max_len=6, batch_size=3) == one
+    assert one[2] == ""
+
+
+def test_translate_error_messages(tiny_translator):
+    model, src_vocab, tgt_vocab = tiny_translator
+    with pytest.raises(ValueError) as error:
+        translate(model, "der mann", src_vocab, tgt_vocab)
+    assert str(error.value) == (
+        "sentences: expected a list of strings, got str (wrap a single sentence in a list)"
+    )
+    with pytest.raises(ValueError) as error:
+        translate(model, ["der mann", None], src_vocab, tgt_vocab)
+    assert str(error.value) == "sentences: expected a list of strings, got NoneType at index 1"
+    with pytest.raises(ValueError) as error:
+        translate("a model", ["der"], src_vocab, tgt_vocab)
+    assert str(error.value) == "model: expected a helpers.Transformer, got str"
+    with pytest.raises(ValueError) as error:
+        translate(model, ["der"], src_vocab, tgt_vocab, batch_size=0)
+    assert str(error.value) == "batch_size: expected a positive int, got 0"
+    size = model.config.src_vocab_size
+    with pytest.raises(ValueError, match=rf"^src_vocab: expected the model's vocabulary \({size} "):
+        translate(model, ["der"], Vocab(["der"]), tgt_vocab)  # the right type, the wrong size
+    with pytest.raises(ValueError, match=r"^tgt_vocab: expected the model's vocabulary"):
+        translate(model, ["der"], src_vocab, list(range(len(tgt_vocab))))  # not a Vocab
+
+
+def test_translate_warns_at_the_callers_line(tiny_translator):
+    model, src_vocab, tgt_vocab = tiny_translator
+    with pytest.warns(UserWarning) as records:
+        translate(model, ["der zauberer"], src_vocab, tgt_vocab)
+    assert records[0].filename == __file__
+
+
+def test_trace_candidates_are_the_models_extensions_with_their_fate():
+    """Each candidate's log P(token) is the model's, its total adds up, and its fate is right."""
+    model = tiny_model(seed=3)
+    src = padded_src(seed=3)[:1]
+    trace: list = []
+    beam_search(model, src, beam_size=2, alpha=0.0, max_len=6, trace=trace)
+    with torch.no_grad():
+        memory, _ = model.encode(src)
+    fates, parents = set(), {(): 0.0}  # live prefix -> its total log P
+    for record in trace:
+        live = [tokens for tokens, _ in record["live"]]
+        finished_now = [tokens for _, tokens in record["finished"]]
+        for prefix, token, log_p, total, fate in record["candidates"]:
+            fates.add(fate)
+            with torch.no_grad():
+                logits, _, _ = model.decode(torch.tensor([[BOS, *prefix]]), memory, src)
+            expected = torch.log_softmax(forbid_special_tokens(logits[0, -1], PAD, BOS), -1)
+            assert log_p == pytest.approx(expected[token].item(), abs=1e-4)
+            assert len(prefix) == record["step"]
+            assert total == pytest.approx(parents[tuple(prefix)] + log_p, abs=1e-4)
+            if fate == "live":
+                assert prefix + [token] in live and token != EOS
+            elif fate == "finished":
+                assert token == EOS and prefix + [token] in finished_now
+            else:
+                assert fate == "dropped" and prefix + [token] not in live
+        parents = {tuple(tokens): score for tokens, score in record["live"]}
+    assert {"live", "dropped"} <= fates
