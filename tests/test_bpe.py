@@ -5,9 +5,7 @@ runs only where that file is installed; it is read in place, never copied (it is
 """
 
 import json
-import re
 from functools import cache
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -25,9 +23,9 @@ from helpers.text.bpe import (
     train_bpe,
     word_frequencies,
 )
+from tools.benchmark import DICTIONARY, dictionary_phrases
 
 PROPERTY = settings(max_examples=200, deadline=None, derandomize=True, database=None)
-DICTIONARY = Path("/usr/share/trans/de-en")
 INSTALL = "sudo apt-get install -y trans-de-en"
 
 
@@ -240,24 +238,6 @@ def test_with_hugging_face_s_tie_order_every_merge_and_split_is_the_same():
     assert all(ours.encode(word) == hf.encode(word).tokens for word in words)
     agree = sum(default.encode(word) == hf.encode(word).tokens for word in words)
     assert agree >= 0.99 * len(words)
-
-
-ANNOTATION = re.compile(r"\{[^}]*\}|\[[^\]]*\]|\([^)]*\)")
-
-
-def dictionary_phrases(remainder: int, every: int = 40) -> list[str]:
-    """The phrases of every `every`-th entry (line number % every == remainder), both languages,
-    without the {m} [Am.] (...) annotations, one per sense (senses are split at | and ;)."""
-    phrases = []
-    with DICTIONARY.open(encoding="utf-8") as lines:
-        for number, line in enumerate(lines):
-            if number % every != remainder or line.startswith("#") or " :: " not in line:
-                continue
-            for side in line.rstrip("\n").split(" :: ", 1):
-                for phrase in re.split(r"[|;]", ANNOTATION.sub(" ", side)):
-                    if phrase.split():
-                        phrases.append(" ".join(phrase.split()))
-    return phrases
 
 
 @pytest.mark.skipif(
