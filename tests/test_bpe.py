@@ -180,6 +180,14 @@ def test_save_and_load_give_the_same_tokenizer(tmp_path):
     assert text.startswith("# byte-pair encoding") and "\nt h\n" in text
 
 
+def test_save_and_load_survive_pieces_that_look_like_the_file_s_lines(tmp_path):
+    tokenizer = train_bpe(["[merges]x [merges]x [merges] # # ## ##"] * 3, 200, min_frequency=1)
+    assert "[merges]</w>" in tokenizer.pieces and "##</w>" in tokenizer.pieces
+    tokenizer.save(tmp_path / "bpe.txt")
+    loaded = BPETokenizer.load(tmp_path / "bpe.txt")
+    assert loaded.pieces == tokenizer.pieces and loaded.merges == tokenizer.merges
+
+
 def test_load_refuses_another_file(tmp_path):
     path = tmp_path / "other.txt"
     path.write_text("hello\n", encoding="utf-8")

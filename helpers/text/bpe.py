@@ -16,6 +16,9 @@ from pathlib import Path
 
 END_OF_WORD = "</w>"
 FILE_HEADER = "# byte-pair encoding (helpers.text.bpe)"
+# The section lines hold spaces, which no piece does, so they cannot be mistaken for a piece.
+PIECES_HEADER = "## pieces, one per line, in the order they were made"
+MERGES_HEADER = "## merges, one 'left right' per line, in the order they were learned"
 
 
 def byte_piece(value: int) -> str:
@@ -227,7 +230,7 @@ class BPETokenizer:
 
     def save(self, path: str | Path) -> None:
         """A plain text file: a header, the pieces one per line, then the merges 'left right'."""
-        lines = [FILE_HEADER, "[pieces]", *self.pieces, "[merges]"]
+        lines = [FILE_HEADER, PIECES_HEADER, *self.pieces, MERGES_HEADER]
         lines += [f"{left} {right}" for left, right in self.merges]
         Path(path).write_text("\n".join(lines) + "\n", encoding="utf-8")
 
@@ -235,9 +238,9 @@ class BPETokenizer:
     def load(cls, path: str | Path) -> "BPETokenizer":
         """The tokenizer that save() wrote to path."""
         lines = Path(path).read_text(encoding="utf-8").split("\n")
-        if lines[:2] != [FILE_HEADER, "[pieces]"] or "[merges]" not in lines:
+        if lines[:2] != [FILE_HEADER, PIECES_HEADER] or MERGES_HEADER not in lines:
             raise ValueError(f"path: {path} is not a file written by BPETokenizer.save")
-        middle = lines.index("[merges]")
+        middle = lines.index(MERGES_HEADER)
         merges = [tuple(line.split(" ")) for line in lines[middle + 1 :] if line]
         return cls(lines[2:middle], merges)
 
