@@ -4,7 +4,8 @@ Folders, each importing only those above it in this list:
 
 - ``helpers.display`` (hand-written): notebook setup, shape tables, heatmaps; knows nothing of
   the model;
-- ``helpers.text`` (generated from notebook 01): vocabularies and batches of token ids;
+- ``helpers.text`` (generated from notebooks 01 and 14): vocabularies and batches of token ids;
+  byte-pair encoding (sub-word pieces);
 - ``helpers.model`` (generated from notebooks 02-10): the model's parts, the Transformer, and
   the same model built from PyTorch's layers;
 - ``helpers.pipeline`` (generated from notebooks 11-12): training, decoding, evaluation;
@@ -46,6 +47,8 @@ _EXPORTS = {
     "Vocab": "helpers.text.vocab",
     "make_batch": "helpers.text.vocab",
     "pad_sequences": "helpers.text.vocab",
+    "train_bpe": "helpers.text.bpe",
+    "BPETokenizer": "helpers.text.bpe",
     # model
     "MultiHeadAttention": "helpers.model.multi_head_attention",
     "Transformer": "helpers.model.transformer",

@@ -434,3 +434,13 @@ def test_beam_search_benchmark_compares_identical_translations():
     comparison = benchmark.bench_beam_search(rounds=1, sentences=3)
     assert comparison.first == "one batch" and comparison.goal == benchmark.BEAM_GOAL
     assert comparison.first_seconds > 0 and comparison.second_seconds > 0
+
+
+def test_bpe_benchmark_compares_the_same_merges_and_pieces():
+    texts = ["der kleine hund trinkt", "the small dog drinks", "die kleine katze"] * 20 + ["zoë"]
+    learning, encoding = benchmark.bench_bpe(1, texts, "tiny", vocab_size=40)
+    assert learning.first == "train_bpe" and learning.second == "tokenizers"
+    assert encoding.first == "BPETokenizer.encode" and encoding.goal is None
+    assert "61 texts, vocab_size 40" in learning.measurement
+    assert "(61 texts)" in encoding.measurement
+    assert min(learning.first_seconds, encoding.second_seconds, learning.ratio) > 0

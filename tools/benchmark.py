@@ -14,6 +14,10 @@ that a change of machine load hits both alike; each side's time is the median ov
   Ratio: throughput of ours / throughput of PyTorch's layers (goal >= 1.0);
 - greedy decoding of 64 tokens with the key/value cache against re-running the decoder on the
   whole prefix at every step (goal >= 3x faster, and the same tokens: asserted);
+- byte-pair encoding (notebook 14): learning the merges from the corpus' training sentences, and
+  encoding them, ``helpers.train_bpe`` against Hugging Face ``tokenizers`` (Rust, all cores) with
+  the same merges (asserted), so the same pieces (asserted). No goal: the ratio says how much
+  slower a from-scratch Python BPE is;
 - with ``--suite``: wall time and peak memory of the test suite (``pytest -n 2 --dist loadscope``,
   as ``make test`` runs it) and of each notebook under nbval, measured on the process tree.
 
@@ -34,6 +38,7 @@ import datetime
 import json
 import os
 import platform
+import re
 import statistics
 import subprocess
 import sys
@@ -48,6 +53,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from helpers.data.corpus import load_corpus
 from helpers.model.torch_reference import to_torch_reference
 from helpers.model.transformer import Transformer, TransformerConfig
 from helpers.paths import ROOT, numbered_notebooks
@@ -357,6 +363,112 @@ def bench_beam_search(rounds: int, sentences: int = 32, warmup: int = 0) -> Comp
         speed_ratio(durations["batched"], durations["one at a time"]),
         BEAM_GOAL,
     )
+
+
+# ---------------------------------------------------------------- byte-pair encoding
+
+
+DICTIONARY = Path("/usr/share/trans/de-en")  # TU Chemnitz "Ding": `apt-get install trans-de-en`
+_ANNOTATION = re.compile(r"\{[^}]*\}|\[[^\]]*\]|\([^)]*\)")
+
+
+def dictionary_phrases(remainder: int, every: int = 40, path: Path = DICTIONARY) -> list[str]:
+    """Phrases of the German-English dictionary, read in place (it is GPL: never copy it).
+
+    Only the entries on lines whose number % every == remainder; both languages; without the
+    {m} [Am.] (...) annotations; one phrase per sense (senses are split at | and ;).
+    """
+    phrases = []
+    with path.open(encoding="utf-8") as lines:
+        for number, line in enumerate(lines):
+            if number % every != remainder or line.startswith("#") or " :: " not in line:
+                continue
+            for side in line.rstrip("\n").split(" :: ", 1):
+                for phrase in re.split(r"[|;]", _ANNOTATION.sub(" ", side)):
+                    if phrase.split():
+                        phrases.append(" ".join(phrase.split()))
+    return phrases
+
+
+def bench_bpe(
+    rounds: int, texts: Sequence[str], data: str, vocab_size: int = 1000
+) -> list[Comparison]:
+    """Learning BPE merges and encoding with them: ours / Hugging Face tokenizers, same merges."""
+    import json as json_module
+
+    from tokenizers import Tokenizer, models, pre_tokenizers, trainers
+
+    from helpers.text.bpe import (
+        END_OF_WORD,
+        BPETokenizer,
+        starting_pieces,
+        train_bpe,
+        word_frequencies,
+    )
+
+    texts = list(texts)
+
+    def train_theirs() -> Tokenizer:
+        tokenizer = Tokenizer(models.BPE(end_of_word_suffix=END_OF_WORD))
+        tokenizer.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+        trainer = trainers.BpeTrainer(
+            vocab_size=vocab_size,
+            min_frequency=2,
+            end_of_word_suffix=END_OF_WORD,
+            show_progress=False,
+        )
+        tokenizer.train_from_iterator(texts, trainer)
+        return tokenizer
+
+    theirs = train_theirs()
+    model = json_module.loads(theirs.to_str())["model"]
+    their_order = sorted(model["vocab"], key=model["vocab"].get)
+    # Their tie order of the starting pieces, so that both sides learn the very same merges.
+    tie_order = their_order[: len(starting_pieces(word_frequencies(texts)))]
+    ours = train_bpe(texts, vocab_size, tie_order=tie_order)
+    if ours.merges != [tuple(pair) for pair in model["merges"]]:
+        raise AssertionError("train_bpe and tokenizers learned different merges")
+
+    # tokenizers has no byte fallback here: it drops characters never seen, so only texts made
+    # of known characters can be compared piece for piece (all of them, on the series' corpus).
+    known = [text for text in texts if set(text) <= ours.characters | {" "}]
+
+    def encode_ours() -> list[list[str]]:
+        fresh = BPETokenizer(ours.pieces, ours.merges)  # an empty cache of split words
+        return [fresh.encode(text) for text in known]
+
+    def encode_theirs() -> list[list[str]]:
+        return [encoding.tokens for encoding in theirs.encode_batch(known)]
+
+    if encode_ours() != encode_theirs():
+        raise AssertionError("train_bpe and tokenizers split the sentences differently")
+    learning = alternate(
+        {"ours": lambda: train_bpe(texts, vocab_size, tie_order=tie_order), "theirs": train_theirs},
+        rounds,
+    )
+    encoding = alternate({"ours": encode_ours, "theirs": encode_theirs}, rounds)
+    return [
+        Comparison(
+            f"BPE: learning the merges ({len(texts):,} texts, vocab_size {vocab_size})",
+            data,
+            "train_bpe",
+            statistics.median(learning["ours"]),
+            "tokenizers",
+            statistics.median(learning["theirs"]),
+            speed_ratio(learning["ours"], learning["theirs"]),
+            None,
+        ),
+        Comparison(
+            f"BPE: encoding ({len(known):,} texts)",
+            data,
+            "BPETokenizer.encode",
+            statistics.median(encoding["ours"]),
+            "tokenizers encode_batch",
+            statistics.median(encoding["theirs"]),
+            speed_ratio(encoding["ours"], encoding["theirs"]),
+            None,
+        ),
+    ]
 
 
 # ---------------------------------------------------------------- the explorers
@@ -746,7 +858,11 @@ def report(
         "Training: same weights and dropout 0.1 on both sides, train mode; A / B > 1 means ours "
         "does more steps per second. Decoding: an untrained model whose </s> logit is fixed at 0, "
         "so every row runs all the steps; both ways give identical tokens (asserted); one sentence "
-        "on the small model is overhead-bound and shown without a goal. Each time is the median of "
+        "on the small model is overhead-bound and shown without a goal. BPE: the corpus' German and "
+        "English training sentences (834 distinct words) and, where trans-de-en is installed, the "
+        "phrases of every 40th dictionary entry (tens of thousands of distinct words); both sides "
+        "learn the same merges and give the same pieces (asserted); tokenizers is Rust on every "
+        "core, ours pure Python. Each time is the median of "
         "alternating rounds in one process.",
     ]
     if suite is not None or notebooks:
@@ -878,6 +994,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         comparisons.append(bench_training(config, rounds))
     print("timing beam search, one batch / one sentence at a time ...", file=sys.stderr, flush=True)
     comparisons.append(bench_beam_search(min(rounds, 3), sentences=8 if args.quick else 32))
+    print("timing byte-pair encoding, ours / tokenizers ...", file=sys.stderr, flush=True)
+    corpus = [
+        sentence
+        for pair in load_corpus("train")[: 5_000 if args.quick else None]
+        for sentence in pair
+    ]
+    comparisons.extend(bench_bpe(min(rounds, 3), corpus, "series' corpus"))
+    if DICTIONARY.exists() and not args.quick:
+        print("timing byte-pair encoding on the dictionary ...", file=sys.stderr, flush=True)
+        comparisons.extend(
+            bench_bpe(min(rounds, 3), dictionary_phrases(0), "dictionary 1/40", 1500)
+        )
     for config, goal in decoding_cases(quick=args.quick):
         print(f"timing greedy decoding, {config.name} config ...", file=sys.stderr, flush=True)
         # Decoding the base model without a cache takes seconds per call: fewer rounds.

@@ -2,5 +2,6 @@
 # Change the notebooks' marked cells, then run `make export`; never edit these files.
 """Generated modules of ``helpers.text``:
 
+- ``bpe``: from ``notebooks/14_subwords_bpe.ipynb``
 - ``vocab``: from ``notebooks/01_tokens_vocabularies_batches.ipynb``
 """

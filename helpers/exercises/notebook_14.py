@@ -1,0 +1,70 @@
+"""Checks for the exercises of notebook 14 (sub-words, byte-pair encoding)."""
+
+from collections.abc import Callable
+from functools import cache
+
+from helpers.exercises import as_number, call_solution, verdict
+from helpers.text.bpe import BPETokenizer, train_bpe
+
+# Seen words, unseen words, a one-letter word and a word with a repeated pair.
+WORDS = ["der", "the", "kleine", "äpfel", "bahnhof", "mochte", "a", "kaffeetasse", "nenne"]
+SENTENCES = ["der kleine hund trinkt kein bier", "the small dog drinks no beer , because"]
+
+
+@cache
+def _tokenizer(vocab_size: int) -> BPETokenizer:
+    from helpers.data.corpus import load_corpus
+
+    texts = [sentence for pair in load_corpus("train")[:3000] for sentence in pair]
+    return train_bpe(texts, vocab_size)
+
+
+def check_apply_merges(apply_merges: Callable) -> None:
+    """apply_merges(word, merges) -> list of pieces, each merge applied in the order learned."""
+    tokenizer = _tokenizer(300)
+    for word in WORDS:
+        result, problem = call_solution(apply_merges, word, list(tokenizer.merges))
+        if problem is not None:
+            return verdict(False, "", problem)
+        if isinstance(result, tuple):
+            result = list(result)
+        if not isinstance(result, list) or not all(isinstance(piece, str) for piece in result):
+            return verdict(False, "", f"expected a list of str, got {result!r}")
+        expected = tokenizer.encode(word)
+        if result != expected:
+            if "".join(result) == word:
+                return verdict(
+                    False, "", f"{word!r}: the last piece must end with </w>, got {result}"
+                )
+            if result == list(word[:-1]) + [word[-1] + "</w>"]:
+                return verdict(False, "", f"{word!r}: no merge was applied, got {result}")
+            return verdict(False, "", f"{word!r}: expected {expected}, got {result}")
+    return verdict(
+        True, f"apply_merges gives tokenizer.encode's pieces on all {len(WORDS)} words", ""
+    )
+
+
+def check_pieces_per_word(pieces_per_word: Callable) -> None:
+    """pieces_per_word(tokenizer, sentences) -> pieces / words, a float >= 1."""
+    words = sum(len(sentence.split()) for sentence in SENTENCES)
+    for vocab_size in (80, 600):
+        tokenizer = _tokenizer(vocab_size)
+        result, problem = call_solution(pieces_per_word, tokenizer, list(SENTENCES))
+        number = as_number(result) if problem is None else None
+        if problem is None and number is None:
+            problem = f"expected a number, got {result!r}"
+        if problem is not None:
+            return verdict(False, "", problem)
+        pieces = sum(len(tokenizer.encode(sentence)) for sentence in SENTENCES)
+        expected = pieces / words
+        if abs(number - expected) > 1e-9:
+            if abs(number - words / pieces) < 1e-9:
+                return verdict(
+                    False,
+                    "",
+                    "inverted: divide the pieces by the words, not the words by the pieces",
+                )
+            return verdict(
+                False, "", f"vocab_size {vocab_size}: expected {expected:.4f}, got {number:.4f}"
+            )
+    return verdict(True, "pieces_per_word is right for 80 and 600 pieces", "")
