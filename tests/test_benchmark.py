@@ -143,7 +143,7 @@ def test_decode_both_ways_catches_an_early_stop(monkeypatch):
     def stops_early(model, src, max_len, bos_id, eos_id, use_cache=True):
         return torch.full((src.shape[0], 3), eos_id)
 
-    monkeypatch.setattr(benchmark, "greedy_decode", stops_early)
+    monkeypatch.setattr(benchmark.model, "greedy_decode", stops_early)
     with pytest.raises(AssertionError, match="stopped early"):
         decode_both_ways(model, src, steps=12)
 
@@ -154,7 +154,7 @@ def test_decode_both_ways_catches_different_tokens(monkeypatch):
     def disagrees(model, src, max_len, bos_id, eos_id, use_cache=True):
         return torch.full((src.shape[0], max_len), 5 if use_cache else 6)
 
-    monkeypatch.setattr(benchmark, "greedy_decode", disagrees)
+    monkeypatch.setattr(benchmark.model, "greedy_decode", disagrees)
     with pytest.raises(AssertionError, match="different tokens"):
         decode_both_ways(model, src, steps=4)
 
@@ -338,8 +338,8 @@ def fake_notebook_runs(monkeypatch, tmp_path, failing=(), all_fail=False):
             for i, p in enumerate(paths)
         ]
 
-    monkeypatch.setattr(benchmark, "bench_notebooks", fake_bench)
-    monkeypatch.setattr(benchmark, "RUN_TIMES", tmp_path / "times.json")
+    monkeypatch.setattr(benchmark.command, "bench_notebooks", fake_bench)
+    monkeypatch.setattr(benchmark.command, "RUN_TIMES", tmp_path / "times.json")
     return tmp_path / "times.json"
 
 
@@ -399,7 +399,7 @@ def test_notebooks_flag_rejects_the_options_it_would_ignore(others, monkeypatch,
     def must_not_run(paths):
         raise AssertionError("the notebooks were run")
 
-    monkeypatch.setattr(benchmark, "bench_notebooks", must_not_run)
+    monkeypatch.setattr(benchmark.command, "bench_notebooks", must_not_run)
     with pytest.raises(SystemExit) as exit_info:
         benchmark.main(["--notebooks", *others])
     assert exit_info.value.code == 2

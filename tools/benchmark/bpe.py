@@ -1,0 +1,117 @@
+"""Byte-pair encoding (notebook 14): helpers.train_bpe against Hugging Face tokenizers, on the
+series' corpus and, where Debian's trans-de-en is installed, on the real dictionary."""
+
+from __future__ import annotations
+
+import re
+import statistics
+from collections.abc import Sequence
+from pathlib import Path
+
+from tools.benchmark.measure import alternate, speed_ratio
+from tools.benchmark.model import Comparison
+
+# ---------------------------------------------------------------- byte-pair encoding
+
+
+DICTIONARY = Path("/usr/share/trans/de-en")  # TU Chemnitz "Ding": `apt-get install trans-de-en`
+_ANNOTATION = re.compile(r"\{[^}]*\}|\[[^\]]*\]|\([^)]*\)")
+
+
+def dictionary_phrases(remainder: int, every: int = 40, path: Path = DICTIONARY) -> list[str]:
+    """Phrases of the German-English dictionary, read in place (it is GPL: never copy it).
+
+    Only the entries on lines whose number % every == remainder; both languages; without the
+    {m} [Am.] (...) annotations; one phrase per sense (senses are split at | and ;).
+    """
+    phrases = []
+    with path.open(encoding="utf-8") as lines:
+        for number, line in enumerate(lines):
+            if number % every != remainder or line.startswith("#") or " :: " not in line:
+                continue
+            for side in line.rstrip("\n").split(" :: ", 1):
+                for phrase in re.split(r"[|;]", _ANNOTATION.sub(" ", side)):
+                    if phrase.split():
+                        phrases.append(" ".join(phrase.split()))
+    return phrases
+
+
+def bench_bpe(
+    rounds: int, texts: Sequence[str], data: str, vocab_size: int = 1000
+) -> list[Comparison]:
+    """Learning BPE merges and encoding with them: ours / Hugging Face tokenizers, same merges."""
+    import json as json_module
+
+    from tokenizers import Tokenizer, models, pre_tokenizers, trainers
+
+    from helpers.text.bpe import (
+        END_OF_WORD,
+        BPETokenizer,
+        starting_pieces,
+        train_bpe,
+        word_frequencies,
+    )
+
+    texts = list(texts)
+
+    def train_theirs() -> Tokenizer:
+        tokenizer = Tokenizer(models.BPE(end_of_word_suffix=END_OF_WORD))
+        tokenizer.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+        trainer = trainers.BpeTrainer(
+            vocab_size=vocab_size,
+            min_frequency=2,
+            end_of_word_suffix=END_OF_WORD,
+            show_progress=False,
+        )
+        tokenizer.train_from_iterator(texts, trainer)
+        return tokenizer
+
+    theirs = train_theirs()
+    model = json_module.loads(theirs.to_str())["model"]
+    their_order = sorted(model["vocab"], key=model["vocab"].get)
+    # Their tie order of the starting pieces, so that both sides learn the very same merges.
+    tie_order = their_order[: len(starting_pieces(word_frequencies(texts)))]
+    ours = train_bpe(texts, vocab_size, tie_order=tie_order)
+    if ours.merges != [tuple(pair) for pair in model["merges"]]:
+        raise AssertionError("train_bpe and tokenizers learned different merges")
+
+    # tokenizers has no byte fallback here: it drops characters never seen, so only texts made
+    # of known characters can be compared piece for piece (all of them, on the series' corpus).
+    known = [text for text in texts if set(text) <= ours.characters | {" "}]
+
+    def encode_ours() -> list[list[str]]:
+        fresh = BPETokenizer(ours.pieces, ours.merges)  # an empty cache of split words
+        return [fresh.encode(text) for text in known]
+
+    def encode_theirs() -> list[list[str]]:
+        return [encoding.tokens for encoding in theirs.encode_batch(known)]
+
+    if encode_ours() != encode_theirs():
+        raise AssertionError("train_bpe and tokenizers split the sentences differently")
+    learning = alternate(
+        {"ours": lambda: train_bpe(texts, vocab_size, tie_order=tie_order), "theirs": train_theirs},
+        rounds,
+    )
+    encoding = alternate({"ours": encode_ours, "theirs": encode_theirs}, rounds)
+    return [
+        Comparison(
+            f"BPE: learning the merges ({len(texts):,} texts, vocab_size {vocab_size})",
+            data,
+            "train_bpe",
+            statistics.median(learning["ours"]),
+            "tokenizers",
+            statistics.median(learning["theirs"]),
+            speed_ratio(learning["ours"], learning["theirs"]),
+            None,
+        ),
+        Comparison(
+            f"BPE: encoding ({len(known):,} texts)",
+            data,
+            "BPETokenizer.encode",
+            statistics.median(encoding["ours"]),
+            "tokenizers encode_batch",
+            statistics.median(encoding["theirs"]),
+            speed_ratio(encoding["ours"], encoding["theirs"]),
+            None,
+        ),
+    ]
