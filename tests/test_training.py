@@ -620,3 +620,95 @@ CHECKS = [
 @pytest.mark.parametrize(("check", "solution", "wrong"), CHECKS)
 def test_exercise_checks(check, solution, wrong, verdicts):
     verdicts.exercise(check, solution, wrong)
+
+
+# ---------------------------------------------------------------- what mutation testing found untested
+
+
+def test_label_smoothing_error_messages_in_full():
+    logits, target = padded_batch()
+    with pytest.raises(ValueError) as error:
+        label_smoothing_loss(logits, target[:, :-1], 0.1, pad_id=0)
+    assert str(error.value) == (
+        "target: expected shape (4, 7) (the logits without the vocabulary dimension), got (4, 6)"
+    )
+    for epsilon in (1.0, 1.5):
+        with pytest.raises(ValueError) as error:
+            label_smoothing_loss(logits, target, epsilon, pad_id=0)
+        assert str(error.value) == f"epsilon: expected a value in [0, 1), got {epsilon!r}"
+    with pytest.raises(ValueError) as error:
+        label_smoothing_loss(logits, torch.zeros(4, 7, dtype=torch.long), 0.1, pad_id=0)
+    assert str(error.value) == "target: every position is padding, there is nothing to learn from"
+
+
+def test_smoothing_follows_the_device_of_the_ids():
+    target = torch.tensor([1, 2, 0], device="meta")
+    assert smoothed_targets(target, 5, 0.1).device.type == "meta"
+
+
+def test_the_smallest_warmup_and_the_errors_name_the_argument():
+    assert warmup_lambda(1, 1)(0) == 1.0  # d_model 1, warm-up 1: the rate at step 1 is 1
+    for kwargs, name in (
+        ({"d_model": 0, "warmup_steps": 4}, "d_model"),
+        ({"d_model": True, "warmup_steps": 4}, "d_model"),
+        ({"d_model": 64, "warmup_steps": 0}, "warmup_steps"),
+        ({"d_model": 64, "warmup_steps": 2.0}, "warmup_steps"),
+    ):
+        with pytest.raises(ValueError) as error:
+            warmup_lambda(**kwargs)
+        value = next(iter(v for k, v in kwargs.items() if k == name))
+        assert str(error.value) == f"{name}: expected a positive int, got {value!r}"
+
+
+def test_batches_forever_reshuffles_every_epoch_from_its_seed():
+    examples = random_examples(40, seed=2)
+    stream = batches_forever(examples, max_tokens=30, seed=5)
+    first = token_budget_batches(examples, 30, shuffle=True, seed=5)
+    second = token_budget_batches(examples, 30, shuffle=True, seed=6)
+    third = token_budget_batches(examples, 30, shuffle=True, seed=7)
+    assert first != second != third
+    taken = [next(stream) for _ in range(len(first) * 3)]
+    assert taken == first + second + third
+
+
+def test_train_defaults_and_argument_errors_in_full():
+    import inspect
+
+    parameters = inspect.signature(train).parameters
+    assert parameters["lr_factor"].default == 1.0
+    assert parameters["eval_every"].default == 100
+    assert parameters["progress"].default is True
+    for kwargs, name, value in (
+        ({"steps": 0}, "steps", 0),
+        ({"eval_every": True}, "eval_every", True),
+    ):
+        arguments = {"steps": 1, "max_tokens": 50, "warmup_steps": 2} | kwargs
+        with pytest.raises(ValueError) as error:
+            train(tiny_model(), copy_task(10, 0), copy_task(5, 1), 2, **arguments)
+        assert str(error.value) == f"{name}: expected a positive int, got {value!r}"
+
+
+def test_checkpoint_json_is_readable_and_keeps_non_ascii_text(tmp_path):
+    model = tiny_model().eval()
+    src_vocab = Vocab([f"de{i}" for i in range(7)] + ["möchte"])
+    tgt_vocab = Vocab([f"en{i}" for i in range(8)])
+    folder = save_checkpoint(tmp_path / "a" / "b", model, src_vocab, tgt_vocab, {"note": "ü"})
+    text = (folder / "checkpoint.json").read_bytes().decode("utf-8")
+    description = json.loads(text)
+    assert text == json.dumps(description, indent=1, ensure_ascii=False) + "\n"
+    assert "möchte" in text and '"note": "ü"' in text
+    assert load_checkpoint(folder).src_vocab.to_list() == src_vocab.to_list()
+
+
+def test_load_checkpoint_refuses_extra_weights(tmp_path):
+    _, _, _, folder = saved(tmp_path)
+    state = torch.load(folder / "weights.pt", weights_only=True)
+    torch.save(state | {"extra.weight": torch.zeros(1)}, folder / "weights.pt")
+    rewrite_description(
+        folder, lambda d: d.update(weights_sha256=file_sha256(folder / "weights.pt"))
+    )
+    with pytest.raises(ValueError) as error:
+        load_checkpoint(folder)
+    assert str(error.value).startswith(
+        "directory: weights.pt does not hold this config's weights (Error(s) in loading"
+    )
