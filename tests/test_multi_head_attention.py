@@ -377,3 +377,32 @@ def test_select_rows_keeps_and_reorders_the_cached_rows(mha):
     before = cache.key[:, :, : cache.length].clone()
     cache.select_rows(torch.tensor([2, 0]))
     torch.testing.assert_close(cache.key[:, :, : cache.length], before[[2, 0]])
+
+
+@torch.no_grad()
+def test_the_cache_takes_a_first_chunk_longer_than_its_starting_capacity(mha):
+    x = torch.randn(2, 20, D_MODEL)  # 20 positions at once: more than the 16 a cache starts with
+    cache = KVCache()
+    first, _ = mha(x[:, :20], x[:, :20], x[:, :20], look_ahead_mask(20), cache=cache)
+    assert cache.length == 20 and cache.key.shape[2] >= 20
+    full, _ = mha(x, x, x, look_ahead_mask(20))
+    assert close(first, full)
+
+
+def test_the_memory_cache_knows_the_memory_length():
+    cache = KVCache(from_memory=True)
+    key, value = torch.randn(2, N_HEADS, 7, 3), torch.randn(2, N_HEADS, 7, 5)
+    cache.set_memory(key, value)
+    assert cache.length == 7
+
+
+def test_attention_shape_errors_say_what_was_expected():
+    query, key = torch.randn(2, 4, 6), torch.randn(2, 5, 6)
+    with pytest.raises(ValueError) as error:
+        scaled_dot_product_attention(query, torch.randn(2, 5, 3), torch.randn(2, 5, 6))
+    assert (
+        str(error.value) == "key: expected the last dimension d_k=6 of query, got shape (2, 5, 3)"
+    )
+    with pytest.raises(ValueError) as error:
+        scaled_dot_product_attention(query, key, torch.randn(2, 4, 6))
+    assert str(error.value) == "value: expected len_k=5 rows like key, got shape (2, 4, 6)"

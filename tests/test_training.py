@@ -712,3 +712,25 @@ def test_load_checkpoint_refuses_extra_weights(tmp_path):
     assert str(error.value).startswith(
         "directory: weights.pt does not hold this config's weights (Error(s) in loading"
     )
+
+
+def test_token_budget_batches_fill_the_budget_exactly_and_never_return_an_empty_batch():
+    examples = [([4] * 5, [5] * 4)] * 5  # each 5 tokens long (4 target ids + <s> or </s>)
+    assert token_budget_batches(examples, 10, shuffle=False) == [[0, 1], [2, 3], [4]]
+    assert token_budget_batches(examples, 15, shuffle=False) == [[0, 1, 2], [3, 4]]
+    assert token_budget_batches([([4], [])], 1, shuffle=False) == [[0]]  # the smallest budget
+    with pytest.raises(ValueError) as error:
+        token_budget_batches(examples, True)
+    assert str(error.value) == "max_tokens: expected a positive int, got True"
+    import inspect
+
+    assert inspect.signature(token_budget_batches).parameters["seed"].default == 0
+    assert inspect.signature(make_optimizer).parameters["factor"].default == 1.0
+
+
+def test_collate_pads_with_the_given_pad_id():
+    examples = [([4, 5, 6], [7, 3]), ([4], [8, 9, 3])]
+    src, tgt_input, tgt_output = collate(examples, [0, 1], pad_id=11, bos_id=2)
+    assert src.tolist() == [[4, 5, 6], [4, 11, 11]]
+    assert tgt_input.tolist() == [[2, 7, 11], [2, 8, 9]]
+    assert tgt_output.tolist() == [[7, 3, 11], [8, 9, 3]]

@@ -536,3 +536,25 @@ def test_positional_must_be_sinusoidal_or_learned():
 
     with pytest.raises(ValueError, match=r"positional='learned'"):
         to_torch_reference(small_model(positional="learned"))
+
+
+def test_config_edges():
+    # The smallest sizes are allowed; d_k = d_v = 1 is a head of one dimension.
+    TransformerConfig(5, 5, d_model=4, n_heads=4, d_ff=1, n_layers=1, d_k=1, d_v=1).validate()
+    # Setting only d_k still needs n_heads to divide d_model (d_v comes from it).
+    with pytest.raises(ValueError) as error:
+        TransformerConfig(5, 5, d_model=10, n_heads=4, d_ff=8, n_layers=1, d_k=2).validate()
+    assert str(error.value) == (
+        "n_heads: expected a divisor of d_model=10 (or set d_k and d_v), got 4"
+    )
+    with pytest.raises(ValueError) as error:
+        TransformerConfig(5, 5, d_model=8, n_heads=2, d_ff=8, n_layers=1, dropout=1.0).validate()
+    assert str(error.value) == "dropout: expected a probability in [0, 1), got 1.0"
+
+
+def test_forward_names_the_batch_size_that_differs():
+    model = small_model()
+    src, tgt = ragged([5, 3, 2], 11), ragged([4, 2], 13, seed=1)
+    with pytest.raises(ValueError) as error:
+        model(src, tgt)
+    assert str(error.value) == "tgt: expected batch size 3 like src, got 2"
