@@ -11,6 +11,8 @@ cores), so not part of ``make test``.
 
     python -m tools.mutation                 # every module below
     python -m tools.mutation --module masks  # one module (its file name without .py)
+    python -m tools.mutation --survivors     # judge again only the mutants that survived the
+                                             # last run (after tests were added)
 """
 
 from __future__ import annotations
@@ -18,9 +20,11 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 
 from helpers.paths import ROOT
@@ -85,6 +89,39 @@ def score(stats: dict) -> tuple[int, int, float]:
     return killed, judged, 100.0 * killed / judged if judged else 0.0
 
 
+RESULT_LINE = re.compile(r"^\s*(?P<name>helpers\.\S+?)__mutmut_\d+: (?P<status>.+)$")
+
+
+def statuses(results: str) -> dict[str, Counter]:
+    """`mutmut results --all true` as {module: Counter(status)}; a mutant's function is dropped."""
+    by_module: dict[str, Counter] = {}
+    for line in results.splitlines():
+        match = RESULT_LINE.match(line)
+        if match:
+            module = re.sub(r"\.x\S*$", "", match["name"].split("__mutmut")[0])
+            by_module.setdefault(module, Counter())[match["status"].strip()] += 1
+    return by_module
+
+
+def survivor_names(results: str) -> list[str]:
+    """The mutants `mutmut results` lists as survived."""
+    return [
+        line.split(":")[0].strip() for line in results.splitlines() if line.endswith(": survived")
+    ]
+
+
+def module_table(by_module: dict[str, Counter]) -> str:
+    """Killed / judged per module, as markdown."""
+    lines = ["| module | killed | survived | not judged | score |", "|---|---:|---:|---:|---:|"]
+    for module, counts in sorted(by_module.items()):
+        killed = counts["killed"] + counts["timeout"] + counts["segfault"]
+        judged = killed + counts["survived"] + counts["no tests"] + counts["suspicious"]
+        rest = sum(counts.values()) - judged
+        percent = f"{100 * killed / judged:.1f}%" if judged else "-"
+        lines.append(f"| {module} | {killed} | {judged - killed} | {rest} | {percent} |")
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
@@ -94,6 +131,11 @@ def main(argv: list[str] | None = None) -> int:
         help="mutate only this module (repeatable); default: all",
     )
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="parallel workers")
+    parser.add_argument(
+        "--survivors",
+        action="store_true",
+        help="judge again only the mutants that survived the last run (after adding tests)",
+    )
     args = parser.parse_args(argv)
     modules = [m for m in MODULES if not args.module or Path(m).stem in args.module]
 
@@ -114,9 +156,18 @@ def main(argv: list[str] | None = None) -> int:
         f"(progress: {LOG_FILE.relative_to(ROOT)})",
         flush=True,
     )
+
+    def results() -> str:
+        listed = [mutmut, "results", "--all", "true"]
+        return subprocess.run(listed, cwd=WORK_DIR, env=env, capture_output=True, text=True).stdout
+
+    names = survivor_names(results()) if args.survivors else []
+    if args.survivors and not names:
+        print("no surviving mutants recorded: run without --survivors first", file=sys.stderr)
+        return 1
     with LOG_FILE.open("w") as log:
         run = subprocess.run(
-            [mutmut, "run", "--max-children", str(args.jobs)],
+            [mutmut, "run", "--max-children", str(args.jobs), *names],
             cwd=WORK_DIR,
             env=env,
             stdout=log,
@@ -133,6 +184,7 @@ def main(argv: list[str] | None = None) -> int:
     killed, judged, percent = score(stats)
     print(f"\nmutation score: {killed} of {judged} mutants killed ({percent:.1f}%)")
     print(f"details: {json.dumps(stats)}")
+    print("\n" + module_table(statuses(results())))
     print(f"surviving mutants: cd {WORK_DIR.relative_to(ROOT)} && {mutmut} results")
     return 0
 
