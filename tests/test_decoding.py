@@ -709,3 +709,33 @@ def test_trace_candidates_are_the_models_extensions_with_their_fate():
                 assert fate == "dropped" and prefix + [token] not in live
         parents = {tuple(tokens): score for tokens, score in record["live"]}
     assert {"live", "dropped"} <= fates
+
+
+def test_output_limits_at_their_edges():
+    model = eos_first(tiny_model(), -100.0)  # never ends by itself
+    src = padded_src()
+    # No extra length: each row as long as its source; a row of padding alone still gets one step.
+    empty = torch.cat([src[:1], torch.full_like(src[:1], PAD)])
+    output = greedy_decode(model, empty, max_extra_len=0)
+    assert output.shape[1] == 7 and (output[1] != PAD).sum().item() == 1
+    # Far more than the model's positions: cut at its max_len (64), for greedy and beam search.
+    assert greedy_decode(model, src[:2], max_extra_len=1000).shape[1] == 64
+    assert beam_search(model, src[:1], beam_size=2, max_extra_len=1000).shape[1] == 64
+    # max_len from 1 to the model's max_len is accepted, and is the width when nothing ends.
+    assert greedy_decode(model, src[:2], max_len=1).shape[1] == 1
+    assert greedy_decode(model, src[:2], max_len=64).shape[1] == 64
+
+
+@pytest.mark.parametrize(
+    "options, message",
+    [
+        ({"alpha": True}, "alpha: expected a number >= 0, got True"),
+        ({"alpha": float("inf")}, "alpha: expected a number >= 0, got inf"),
+        ({"bos_id": 15}, "bos_id: expected a target id in [0, 15) other than pad_id=0, got 15"),
+        ({"bos_id": EOS}, f"eos_id: expected an id different from bos_id={EOS}, got {EOS}"),
+    ],
+)
+def test_decoding_option_errors_in_full(options, message):
+    with pytest.raises(ValueError) as error:
+        beam_search(tiny_model(), padded_src()[:1], beam_size=2, max_len=4, **options)
+    assert str(error.value) == message
