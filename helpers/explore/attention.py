@@ -93,7 +93,10 @@ def attention_view(
 def draw_attention(view: dict) -> Figure:
     title = f"{view['kind']}, layer {view['layer']}"
     if view["head"] == "all":
-        return plot_heatmap_grid(view["chosen"][None], view["keys"], view["queries"], title=title)
+        fig = plot_heatmap_grid(view["chosen"][None], view["keys"], view["queries"], title=title)
+        # The grid's one row is the chosen layer: label it "query", not "layer 0".
+        fig.axes[0].set_ylabel("query", fontsize=10)
+        return fig
     fig = plot_heatmap(view["chosen"], view["keys"], view["queries"], title=f"{title}, head {view['head']}",
                        xlabel="key", ylabel="query", vmin=0.0, vmax=1.0)  # fmt: skip
     return fig
