@@ -2,6 +2,7 @@
 
 import inspect
 import math
+import sys
 
 import pytest
 import torch
@@ -675,6 +676,8 @@ def test_translate_error_messages(tiny_translator):
 
 
 def test_translate_warns_at_the_callers_line(tiny_translator):
+    if "mutmut" in sys.modules:
+        pytest.skip("under mutation testing a wrapper sits between the test and translate")
     model, src_vocab, tgt_vocab = tiny_translator
     with pytest.warns(UserWarning) as records:
         translate(model, ["der zauberer"], src_vocab, tgt_vocab)
