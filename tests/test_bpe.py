@@ -8,6 +8,7 @@ import json
 from functools import cache
 
 import pytest
+import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -287,6 +288,17 @@ def solution_pieces_per_word(tokenizer, sentences):
     return sum(len(tokenizer.encode(s)) for s in sentences) / sum(len(s.split()) for s in sentences)
 
 
+def first_occurrence_only(word, merges):
+    """A wrong answer: each merge joins only the first occurrence of its pair."""
+    pieces = list(initial_pieces(word))
+    for left, right in merges:
+        for i in range(len(pieces) - 1):
+            if (pieces[i], pieces[i + 1]) == (left, right):
+                pieces[i : i + 2] = [left + right]
+                break
+    return pieces
+
+
 def test_exercise_apply_merges(verdicts):
     verdicts.exercise(
         check_apply_merges,
@@ -298,6 +310,7 @@ def test_exercise_apply_merges(verdicts):
                 lambda word, merges: solution_apply_merges(word, merges[::-1]),
                 "expected",
             ),
+            (first_occurrence_only, "was not applied everywhere"),
         ],
     )
 
@@ -310,4 +323,9 @@ def test_exercise_pieces_per_word(verdicts):
             (lambda t, s: 1 / solution_pieces_per_word(t, s), "inverted"),
             (lambda t, s: float(sum(len(t.encode(x)) for x in s)), "expected"),
         ],
+    )
+    # The right value as a float32 tensor is right, not "expected 3.0714, got 3.0714".
+    verdicts.passes(
+        check_pieces_per_word,
+        lambda t, s: torch.tensor(solution_pieces_per_word(t, s), dtype=torch.float32),
     )
