@@ -684,9 +684,10 @@ def test_translate_warns_at_the_callers_line(tiny_translator):
     assert records[0].filename == __file__
 
 
-def test_trace_candidates_are_the_models_extensions_with_their_fate():
+@pytest.mark.parametrize("margin", [0.0, 1.0], ids=["no end", "ends"])
+def test_trace_candidates_are_the_models_extensions_with_their_fate(margin):
     """Each candidate's log P(token) is the model's, its total adds up, and its fate is right."""
-    model = tiny_model(seed=3)
+    model = eos_first(tiny_model(seed=3), margin)
     src = padded_src(seed=3)[:1]
     trace: list = []
     beam_search(model, src, beam_size=2, alpha=0.0, max_len=6, trace=trace)
@@ -712,6 +713,15 @@ def test_trace_candidates_are_the_models_extensions_with_their_fate():
                 assert fate == "dropped" and prefix + [token] not in live
         parents = {tuple(tokens): score for tokens, score in record["live"]}
     assert {"live", "dropped"} <= fates
+    assert ("finished" in fates) == (margin > 0)
+
+
+@pytest.mark.parametrize(("beam_size", "alpha"), [(2, 0.0), (3, 0.6)])
+def test_beam_search_with_the_cache_equals_without(beam_size, alpha):
+    model, src = tiny_model(), padded_src()
+    options = {"beam_size": beam_size, "alpha": alpha, "max_len": 9}
+    with_cache = beam_search(model, src, use_cache=True, **options)
+    assert torch.equal(with_cache, beam_search(model, src, use_cache=False, **options))
 
 
 def test_output_limits_at_their_edges():
