@@ -170,7 +170,9 @@ def test_notebook_runs_in_jupyterlab(notebook, lab_server, guarded_context):
             f"{path}: error outputs in the saved notebook (cell index, error): {saved_errors}"
         )
 
-        # The figures: drawn, decoded, on screen, as many as the saved image/png outputs.
+        # The figures: drawn, decoded, on screen, as many as the saved image/png outputs. Deep
+        # dives open collapsed; a student opens them to see their figures, as this does.
+        page.evaluate("window.jupyterapp.commands.execute('notebook:expand-all-headings')")
         assert n_png >= 1, f"{path}: the saved notebook has no image/png output; expected figures"
         images = page.locator(".jp-NotebookPanel:visible .jp-OutputArea-output img")
         n_images = images.count()
