@@ -46,7 +46,6 @@ MODULES = {
 # Tests that check a property across the model (causality, cache == no cache, ...) guard every module.
 SHARED_TESTS = ["tests/test_properties.py"]
 WORK_DIR = ROOT / "build" / "mutation"
-STATS_FILE = Path("mutants") / "mutmut-cicd-stats.json"
 LOG_FILE = ROOT / "build" / "mutation.log"
 
 
@@ -82,13 +81,6 @@ def copy_checkout(destination: Path) -> None:
         shutil.copy2(source, target)
 
 
-def score(stats: dict) -> tuple[int, int, float]:
-    """(killed, judged, percent): timeouts count as killed; mutants no test reaches count as alive."""
-    killed = stats["killed"] + stats.get("timeout", 0)
-    judged = killed + stats["survived"] + stats.get("no_tests", 0) + stats.get("suspicious", 0)
-    return killed, judged, 100.0 * killed / judged if judged else 0.0
-
-
 RESULT_LINE = re.compile(r"^\s*(?P<name>helpers\.\S+?)__mutmut_\d+: (?P<status>.+)$")
 
 
@@ -110,15 +102,22 @@ def survivor_names(results: str) -> list[str]:
     ]
 
 
+def tally(counts: Counter) -> tuple[int, int, int]:
+    """(killed, alive, not judged). A timeout or a crash is a kill; a mutant that no test reaches,
+    or whose verdict is suspicious, counts as alive."""
+    killed = counts["killed"] + counts["timeout"] + counts["segfault"]
+    alive = counts["survived"] + counts["no tests"] + counts["suspicious"]
+    return killed, alive, sum(counts.values()) - killed - alive
+
+
 def module_table(by_module: dict[str, Counter]) -> str:
-    """Killed / judged per module, as markdown."""
+    """Killed / judged per module and in all, as markdown."""
     lines = ["| module | killed | survived | not judged | score |", "|---|---:|---:|---:|---:|"]
-    for module, counts in sorted(by_module.items()):
-        killed = counts["killed"] + counts["timeout"] + counts["segfault"]
-        judged = killed + counts["survived"] + counts["no tests"] + counts["suspicious"]
-        rest = sum(counts.values()) - judged
-        percent = f"{100 * killed / judged:.1f}%" if judged else "-"
-        lines.append(f"| {module} | {killed} | {judged - killed} | {rest} | {percent} |")
+    rows = sorted(by_module.items()) + [("all", sum(by_module.values(), Counter()))]
+    for module, counts in rows:
+        killed, alive, rest = tally(counts)
+        percent = f"{100 * killed / (killed + alive):.1f}%" if killed + alive else "-"
+        lines.append(f"| {module} | {killed} | {alive} | {rest} | {percent} |")
     return "\n".join(lines)
 
 
@@ -179,11 +178,6 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return run.returncode
-    subprocess.run([mutmut, "export-cicd-stats"], cwd=WORK_DIR, env=env, check=True)
-    stats = json.loads((WORK_DIR / STATS_FILE).read_text())
-    killed, judged, percent = score(stats)
-    print(f"\nmutation score: {killed} of {judged} mutants killed ({percent:.1f}%)")
-    print(f"details: {json.dumps(stats)}")
     print("\n" + module_table(statuses(results())))
     print(f"surviving mutants: cd {WORK_DIR.relative_to(ROOT)} && {mutmut} results")
     return 0

@@ -4,11 +4,10 @@ series' corpus and, where Debian's trans-de-en is installed, on the real diction
 from __future__ import annotations
 
 import re
-import statistics
 from collections.abc import Sequence
 from pathlib import Path
 
-from tools.benchmark.measure import alternate, speed_ratio
+from tools.benchmark.measure import alternate
 from tools.benchmark.model import Comparison
 
 # ---------------------------------------------------------------- byte-pair encoding
@@ -94,24 +93,18 @@ def bench_bpe(
     )
     encoding = alternate({"ours": encode_ours, "theirs": encode_theirs}, rounds)
     return [
-        Comparison(
+        Comparison.of_times(
             f"BPE: learning the merges ({len(texts):,} texts, vocab_size {vocab_size})",
             data,
-            "train_bpe",
-            statistics.median(learning["ours"]),
-            "tokenizers",
-            statistics.median(learning["theirs"]),
-            speed_ratio(learning["ours"], learning["theirs"]),
+            ("train_bpe", learning["ours"]),
+            ("tokenizers", learning["theirs"]),
             None,
         ),
-        Comparison(
+        Comparison.of_times(
             f"BPE: encoding ({len(known):,} texts)",
             data,
-            "BPETokenizer.encode",
-            statistics.median(encoding["ours"]),
-            "tokenizers encode_batch",
-            statistics.median(encoding["theirs"]),
-            speed_ratio(encoding["ours"], encoding["theirs"]),
+            ("BPETokenizer.encode", encoding["ours"]),
+            ("tokenizers encode_batch", encoding["theirs"]),
             None,
         ),
     ]

@@ -89,6 +89,28 @@ class Comparison:
     def met(self) -> bool | None:
         return None if self.goal is None else self.ratio >= self.goal
 
+    @classmethod
+    def of_times(
+        cls,
+        measurement: str,
+        config: str,
+        first: tuple[str, list[float]],
+        second: tuple[str, list[float]],
+        goal: float | None,
+    ) -> Comparison:
+        """The row for two sides' timed rounds, (label, seconds of each round) each."""
+        (first_label, first_times), (second_label, second_times) = first, second
+        return cls(
+            measurement,
+            config,
+            first_label,
+            statistics.median(first_times),
+            second_label,
+            statistics.median(second_times),
+            speed_ratio(first_times, second_times),
+            goal,
+        )
+
 
 def bench_training(config: BenchConfig, rounds: int, warmup: int = 2) -> Comparison:
     """Training steps per second of ours / of the reference (same weights, same dropout)."""
@@ -99,14 +121,11 @@ def bench_training(config: BenchConfig, rounds: int, warmup: int = 2) -> Compari
         rounds,
         warmup,
     )
-    return Comparison(
+    return Comparison.of_times(
         "training step (forward, backward, Adam)",
         config.name,
-        "ours",
-        statistics.median(durations["ours"]),
-        "nn.Transformer layers",
-        statistics.median(durations["reference"]),
-        speed_ratio(durations["ours"], durations["reference"]),
+        ("ours", durations["ours"]),
+        ("nn.Transformer layers", durations["reference"]),
         TRAINING_GOAL,
     )
 
@@ -174,15 +193,12 @@ def bench_decoding(
         rounds,
         warmup,
     )
-    return Comparison(
+    return Comparison.of_times(
         f"greedy decoding, {steps} tokens x {config.decode_batch} "
         + ("sentence" if config.decode_batch == 1 else "sentences"),
         config.name,
-        "KV cache",
-        statistics.median(durations["cache"]),
-        "no cache",
-        statistics.median(durations["no cache"]),
-        speed_ratio(durations["cache"], durations["no cache"]),
+        ("KV cache", durations["cache"]),
+        ("no cache", durations["no cache"]),
         goal,
     )
 
@@ -217,14 +233,11 @@ def bench_beam_search(rounds: int, sentences: int = 32, warmup: int = 0) -> Comp
     if batched() != one_at_a_time():
         raise AssertionError("batched beam search and one sentence at a time gave different output")
     durations = alternate({"batched": batched, "one at a time": one_at_a_time}, rounds, warmup)
-    return Comparison(
+    return Comparison.of_times(
         f"beam search (beam 4), {sentences} test sentences",
         "shipped",
-        "one batch",
-        statistics.median(durations["batched"]),
-        "one sentence at a time",
-        statistics.median(durations["one at a time"]),
-        speed_ratio(durations["batched"], durations["one at a time"]),
+        ("one batch", durations["batched"]),
+        ("one sentence at a time", durations["one at a time"]),
         BEAM_GOAL,
     )
 
