@@ -20,16 +20,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from helpers.paths import numbered_notebooks
+from tools.notebook_format import DEEP_DIVE_HEADING, cell_text, is_deep_dive_heading
 
-DEEP_DIVE = re.compile(r"^(?P<hashes>#{1,6})\s+Deep dive\s*·")
 HEADING = re.compile(r"^(?P<hashes>#{1,6})\s+\S")
 WORDS_PER_MINUTE = 200
 CODE_LINES_PER_MINUTE = 10
-
-
-def _source(cell: dict) -> str:
-    source = cell.get("source", "")
-    return "".join(source) if isinstance(source, list) else source
 
 
 def count_words(text: str) -> int:
@@ -42,11 +37,11 @@ def deep_dive_flags(cells: list[dict]) -> list[bool]:
     flags, level = [], None  # level: the heading level of the deep dive we are in, if any
     for cell in cells:
         if cell.get("cell_type") == "markdown":
-            first_line = _source(cell).lstrip("\n").split("\n", 1)[0]
+            first_line = cell_text(cell).lstrip("\n").split("\n", 1)[0]
             heading = HEADING.match(first_line)
             if heading:
                 depth = len(heading["hashes"])
-                if DEEP_DIVE.match(first_line):
+                if DEEP_DIVE_HEADING.match(first_line):
                     level = depth if level is None or depth <= level else level
                 elif level is not None and depth <= level:
                     level = None
@@ -56,12 +51,7 @@ def deep_dive_flags(cells: list[dict]) -> list[bool]:
 
 def deep_dive_headings(cells: list[dict]) -> list[dict]:
     """The markdown cells whose first line is a deep-dive heading."""
-    return [
-        cell
-        for cell in cells
-        if cell.get("cell_type") == "markdown"
-        and DEEP_DIVE.match(_source(cell).lstrip("\n").split("\n", 1)[0])
-    ]
+    return [cell for cell in cells if is_deep_dive_heading(cell)]
 
 
 def reading_minutes(words: int, code_lines: int) -> int:
@@ -94,9 +84,9 @@ def reading(path: Path) -> Reading:
     counts = {(kind, deep): 0 for kind in ("words", "code") for deep in (False, True)}
     for cell, deep in zip(cells, deep_dive_flags(cells), strict=True):
         if cell.get("cell_type") == "markdown":
-            counts["words", deep] += count_words(_source(cell))
+            counts["words", deep] += count_words(cell_text(cell))
         elif cell.get("cell_type") == "code":
-            counts["code", deep] += sum(1 for line in _source(cell).splitlines() if line.strip())
+            counts["code", deep] += sum(1 for line in cell_text(cell).splitlines() if line.strip())
     return Reading(
         Path(path).stem,
         counts["words", False],
