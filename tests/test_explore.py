@@ -161,6 +161,25 @@ def test_attention_view_is_the_model_reading_its_own_translation(shipped):
         _, weights = model(src, tgt, need_weights=True)
     torch.testing.assert_close(view["chosen"], weights.decoder_cross[1][0, 2])
     assert (len(view["queries"]), len(view["keys"])) == tuple(view["chosen"].shape)
+    # A decoder row is labelled by the token predicted there: the translation, then </s>.
+    assert view["queries"] == [*view["translation"].split(), "</s>"]
+
+
+def test_the_description_names_where_each_row_looks(shipped):
+    from helpers.explore.attention import AttentionSource, attention_view, describe_attention
+
+    source = AttentionSource(*shipped)
+    sentence = "die lehrerin kann ein wasser trinken"
+    last_layer = attention_view(source, sentence, "cross", 2, "all")
+    assert describe_attention(last_layer).splitlines()[-1] == (
+        "each row looks most at (mean of all heads): the→die, teacher→lehrerin, can→kann, "
+        "drink→trinken, a→ein, water→wasser, </s>→trinken"
+    )
+    one_head = describe_attention(attention_view(source, sentence, "decoder self", 2, 0))
+    assert "(head 0)" in one_head and "the→<s>" in one_head  # the first row sees only <s>
+    long = attention_view(source, "wo ist der bahnhof", "cross", 2, "all")
+    assert len(long["queries"]) > 12
+    assert describe_attention(long).endswith(f"... ({len(long['queries']) - 12} more)")
 
 
 def test_moving_the_attention_controls_redraws_what_the_view_returns(shipped):

@@ -6,6 +6,7 @@ python -m tools.run_notebooks notebooks/03_*.ipynb
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 from pathlib import Path
@@ -51,8 +52,18 @@ def run_notebook(path: Path) -> bool:
 
 
 def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m tools.run_notebooks",
+        description="Execute notebooks in place, in order, with canonical metadata.",
+    )
+    parser.add_argument("notebooks", nargs="*", type=Path,
+                        help="notebook files (default: every numbered notebook)")  # fmt: skip
+    args = parser.parse_args(argv)
+    missing = [str(path) for path in args.notebooks if not path.is_file()]
+    if missing:
+        parser.error(f"notebooks: expected notebook files, got {', '.join(missing)} (not found)")
     os.environ["PYTHONHASHSEED"] = "0"  # inherited by the kernels
-    paths = [Path(arg).resolve() for arg in argv] or numbered_notebooks()
+    paths = [path.resolve() for path in args.notebooks] or numbered_notebooks()
     failed = []
     for path in paths:
         print(f"running {path.relative_to(ROOT)}", flush=True)

@@ -20,8 +20,9 @@ KINDS = ("encoder self", "decoder self", "cross")
 class AttentionSource:
     """One model and its vocabularies; translates a sentence once and keeps its weights.
 
-    ``weights(sentence)`` returns the source tokens, the decoder's input tokens, the translation,
-    the unknown words and every layer's weights: {kind: (n_layers, n_heads, len_q, len_k)}.
+    ``weights(sentence)`` returns the source tokens, the decoder's input tokens, the token the
+    model predicts at each decoder position, the translation, the unknown words and every layer's
+    weights: {kind: (n_layers, n_heads, len_q, len_k)}.
     """
 
     def __init__(self, model: Transformer, src_vocab: Vocab, tgt_vocab: Vocab):
@@ -47,7 +48,8 @@ class AttentionSource:
         src = torch.tensor([ids], device=device)
         tgt = torch.tensor([tgt_ids], device=device)
         with torch.no_grad():
-            _, attention = self.model(src, tgt, need_weights=True)
+            logits, attention = self.model(src, tgt, need_weights=True)
+        predicted = logits[0].argmax(dim=-1).tolist()  # the translation's tokens, then </s>
         stack = {
             "encoder self": attention.encoder_self,
             "decoder self": attention.decoder_self,
@@ -57,6 +59,7 @@ class AttentionSource:
             "sentence": sentence,
             "src_tokens": self.src_vocab.decode(ids, skip_special=False).split(),
             "tgt_tokens": ["<s>", *out_tokens],
+            "predicted": self.tgt_vocab.decode(predicted, skip_special=False).split(),
             "translation": translation,
             "unknown": unknown,
             "weights": {k: torch.stack([w[0] for w in v]).cpu() for k, v in stack.items()},
@@ -66,7 +69,11 @@ class AttentionSource:
 def attention_view(
     source: AttentionSource, sentence: str, kind: str, layer: int, head: int | str
 ) -> dict:
-    """The weights to draw: one head, or all heads of the layer (head="all")."""
+    """The weights to draw: one head, or all heads of the layer (head="all").
+
+    A decoder row is labelled by the token the model predicts there (as in notebook 12, section 7):
+    the row of "teacher" is the step that wrote "teacher", reading "<s> the".
+    """
     if kind not in KINDS:
         raise ValueError(f"kind: expected one of {KINDS}, got {kind!r}")
     data = source.weights(sentence)
@@ -76,7 +83,7 @@ def attention_view(
         raise ValueError(f"layer: expected an int in [0, {n_layers - 1}], got {layer!r}")
     if head != "all" and (not isinstance(head, int) or not 0 <= head < n_heads):
         raise ValueError(f"head: expected 'all' or an int in [0, {n_heads - 1}], got {head!r}")
-    queries = data["src_tokens"] if kind == "encoder self" else data["tgt_tokens"]
+    queries = data["src_tokens"] if kind == "encoder self" else data["predicted"]
     keys = data["tgt_tokens"] if kind == "decoder self" else data["src_tokens"]
     chosen = weights[layer] if head == "all" else weights[layer, head]
     return {
@@ -92,19 +99,32 @@ def attention_view(
 
 def draw_attention(view: dict) -> Figure:
     title = f"{view['kind']}, layer {view['layer']}"
+    ylabel = "query" if view["kind"] == "encoder self" else "token predicted"
     if view["head"] == "all":
         fig = plot_heatmap_grid(view["chosen"][None], view["keys"], view["queries"], title=title)
         # The grid's one row is the chosen layer: label it "query", not "layer 0".
-        fig.axes[0].set_ylabel("query", fontsize=10)
+        fig.axes[0].set_ylabel(ylabel, fontsize=10)
         return fig
     fig = plot_heatmap(view["chosen"], view["keys"], view["queries"], title=f"{title}, head {view['head']}",
-                       xlabel="key", ylabel="query", vmin=0.0, vmax=1.0)  # fmt: skip
+                       xlabel="key", ylabel=ylabel, vmin=0.0, vmax=1.0)  # fmt: skip
     return fig
 
 
-def describe_attention(view: dict) -> str:
+def describe_attention(view: dict, max_rows: int = 12) -> str:
+    """The translation, the unknown words, and the column each row looks at most.
+
+    For one head, its own weights; for all heads, their mean. At most max_rows rows are listed.
+    """
     unknown = ", ".join(view["unknown"]) if view["unknown"] else "none"
-    return f"translation: {view['translation']}\nwords the model does not know: {unknown}"
+    chosen = view["chosen"] if view["head"] != "all" else view["chosen"].mean(dim=0)
+    strongest = chosen.argmax(dim=-1).tolist()
+    pairs = [f"{q}→{view['keys'][k]}" for q, k in zip(view["queries"], strongest, strict=True)]
+    more = f", ... ({len(pairs) - max_rows} more)" if len(pairs) > max_rows else ""
+    which = "mean of all heads" if view["head"] == "all" else f"head {view['head']}"
+    return (
+        f"translation: {view['translation']}\nwords the model does not know: {unknown}\n"
+        f"each row looks most at ({which}): {', '.join(pairs[:max_rows])}{more}"
+    )
 
 
 def explore_attention(

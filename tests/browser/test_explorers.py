@@ -112,11 +112,14 @@ def set_slider(code_cell, position: int, value) -> None:
 def expect_update(page, code_cell, before_figure: str, expected: str, name: str) -> None:
     code_cell.scroll_into_view_if_needed()
     try:
+        # Wait for both: the printed values can arrive before the new figure does.
         page.wait_for_function(
-            "([node, expected]) => { const outs = node.querySelectorAll("
+            "([node, expected, before]) => { const outs = node.querySelectorAll("
             "'.jp-OutputArea-output[data-mime-type=\"text/plain\"]');"
-            " return outs.length && outs[outs.length - 1].innerText.trim() === expected; }",
-            arg=[code_cell.element_handle(), expected],
+            " const imgs = node.querySelectorAll('.jp-OutputArea-output img');"
+            " return outs.length && outs[outs.length - 1].innerText.trim() === expected"
+            " && imgs.length && imgs[imgs.length - 1].getAttribute('src') !== before; }",
+            arg=[code_cell.element_handle(), expected, before_figure],
             timeout=UPDATE_TIMEOUT_MS,
         )
     finally:
