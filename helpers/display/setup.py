@@ -21,6 +21,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from helpers.display.language import set_language
 from helpers.paths import ROOT, require
 
 DEVICE_ENV_VAR = "TRANSFORMER_DEVICE"
@@ -54,25 +55,33 @@ def setup_notebook(
     threads: int = 1,
     precision: int = 4,
     device: str | torch.device | None = None,
+    language: str = "en",
 ) -> torch.device:
     """Make a notebook deterministic and return its device.
 
     seed: for Python, NumPy and PyTorch. threads: PyTorch's intra-op thread count (1 gives the
-    same float sums on every machine). precision: digits when tensors print.
+    same float sums on every machine). precision: digits when tensors print. language: "en", or
+    "zh" for the Chinese edition (the helpers' messages in Chinese, and a font for its figures).
     """
     if not isinstance(threads, int) or threads < 1:
         raise ValueError(f"threads: expected a positive int, got {threads!r}")
     if not isinstance(precision, int) or precision < 0:
         raise ValueError(f"precision: expected a non-negative int, got {precision!r}")
+    set_language(language)
     seed_everything(seed)
     torch.set_num_threads(threads)
     torch.set_printoptions(precision=precision, sci_mode=False, linewidth=100)
     np.set_printoptions(precision=precision, suppress=True, linewidth=100)
-    _set_plot_style()
+    _set_plot_style(language)
     return pick_device(device)
 
 
-def _set_plot_style() -> None:
+# Fonts with Chinese characters (Debian: fonts-noto-cjk), then matplotlib's own for the rest.
+CJK_FONTS = ["Noto Sans CJK SC", "Noto Sans CJK JP", "Source Han Sans SC", "WenQuanYi Zen Hei",
+             "Microsoft YaHei", "PingFang SC", "DejaVu Sans"]  # fmt: skip
+
+
+def _set_plot_style(language: str = "en") -> None:
     import matplotlib as mpl
     import seaborn as sns
 
@@ -86,6 +95,9 @@ def _set_plot_style() -> None:
             "svg.hashsalt": "transformer-step-by-step",
         }
     )
+    if language == "zh":
+        mpl.rcParams["font.sans-serif"] = CJK_FONTS + list(mpl.rcParams["font.sans-serif"])
+        mpl.rcParams["axes.unicode_minus"] = False  # CJK fonts may lack the minus sign
     try:  # Only inside a Jupyter kernel: store figures as PNG (SVG embeds dates and random ids).
         from matplotlib_inline.backend_inline import set_matplotlib_formats
 

@@ -1,0 +1,52 @@
+"""The language the helpers speak: English, or Chinese in the Chinese edition (notebooks/zh/).
+
+    setup_notebook(language="zh")   # what the first cell of every Chinese notebook calls
+
+Messages the helpers print (the exercises' ✓/✗ verdicts, the explorers' readouts, table headers,
+figure labels) are written in English and wrapped in ``tr``; ``tr`` returns the translation from
+the catalogue ``helpers/locale/<language>.po`` (gettext's PO format, edited with any PO tool)
+when the language is not English. A message with placeholders is translated first, then
+formatted: ``tr("expected {what}, got {got}").format(what=..., got=...)``.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+from helpers.paths import PACKAGE_DIR
+
+LANGUAGES = ("en", "zh")
+LOCALE_DIR = PACKAGE_DIR / "locale"
+_current = "en"
+
+
+def set_language(language: str) -> None:
+    """Speak ``language`` ("en" or "zh") from now on."""
+    global _current
+    if language not in LANGUAGES:
+        raise ValueError(f"language: expected one of {', '.join(LANGUAGES)}, got {language!r}")
+    _current = language
+
+
+def current_language() -> str:
+    return _current
+
+
+@cache
+def catalogue(language: str) -> dict[str, str]:
+    """English -> translation for every translated, non-fuzzy entry of the language's PO file."""
+    from babel.messages.pofile import read_po
+
+    path = LOCALE_DIR / f"{language}.po"
+    if not path.is_file():
+        raise FileNotFoundError(f"the {language} messages of the helpers are missing: {path}")
+    with path.open("rb") as file:
+        messages = read_po(file)
+    return {m.id: m.string for m in messages if m.id and m.string and not m.fuzzy}
+
+
+def tr(message: str) -> str:
+    """``message`` in the current language (itself in English, or when it has no translation)."""
+    if _current == "en":
+        return message
+    return catalogue(_current).get(message, message)

@@ -1,0 +1,114 @@
+"""The tools that keep the Chinese edition in step with the English (tools/translation)."""
+
+import pytest
+
+from tools.translation.catalogue import entries_state, new_catalogue, translations, updated
+from tools.translation.checks import problems
+from tools.translation.generate import translated_notebook, with_language
+from tools.translation.units import Unit, code_has_words, code_tokens, markdown_blocks, units
+
+
+def test_a_markdown_cell_splits_at_blank_lines_but_not_inside_a_formula_or_a_fence():
+    source = (
+        "# Title\n\nOne\nparagraph.\n\n$$\na\n\nb\n$$\n\n```python\nx = 1\n\ny = 2\n```\n\nEnd."
+    )
+    assert markdown_blocks(source) == [
+        "# Title", "One\nparagraph.", "$$\na\n\nb\n$$", "```python\nx = 1\n\ny = 2\n```", "End.",
+    ]  # fmt: skip
+    assert markdown_blocks("$$ a $$\n\nb") == ["$$ a $$", "b"]  # a one-line formula closes itself
+
+
+def test_units_are_prose_paragraphs_and_code_cells_with_words_but_never_exported_code():
+    notebook = {
+        "cells": [
+            {"cell_type": "markdown", "source": "## 1 · Masks\n\n$$\nQK^T\n$$\n\nSee `x`."},
+            {"cell_type": "code", "source": "x = 1  # one token"},
+            {"cell_type": "code", "source": "x = f(1)\nprint(x)"},
+            {"cell_type": "code", "source": "#| export model.masks\ndef f():  # why\n    pass"},
+            {"cell_type": "code", "source": 'print(f"the mask is {x}")'},
+            {"cell_type": "code", "source": "y = g(x)  # noqa: F821"},
+        ]
+    }
+    found = units(notebook)
+    assert [(u.cell, u.block, u.kind) for u in found] == [
+        (0, 0, "markdown"), (0, 2, "markdown"), (1, 0, "code"), (4, 0, "code"),
+    ]  # fmt: skip
+    assert not code_has_words('x = d["key"]')  # one word in a string is a name, not English
+
+
+def test_code_tokens_ignore_comments_strings_and_the_language_of_the_setup_call():
+    english = 'device = setup_notebook()  # seeds\nprint("done", n)'
+    chinese = 'device = setup_notebook(language="zh")  # 随机种子\nprint("完成", n)'
+    assert code_tokens(english) == code_tokens(chinese)
+    assert code_tokens("print(n)") != code_tokens("print(m)")
+    assert (
+        with_language("d = setup_notebook(seed=1)") == 'd = setup_notebook(language="zh", seed=1)'
+    )
+
+
+@pytest.mark.parametrize(
+    ("chinese", "problem"),
+    [
+        ("# 掩码 $a$ `x` [g](glossary.ipynb) 57.35", "expected a heading"),
+        ("## 掩码 $b$ `x` [g](glossary.ipynb) 57.35", "formulas missing"),
+        ("## 掩码 $a$ [g](glossary.ipynb) 57.35", "code spans missing"),
+        ("## 掩码 $a$ `x` [g](other.ipynb) 57.35", "link targets missing"),
+        ("## 掩码 $a$ `x` [g](glossary.ipynb) 57.36", "numbers missing"),
+        ("## Masks $a$ `x` [g](glossary.ipynb) 57.35", "no Chinese"),
+    ],
+)
+def test_a_translation_must_keep_formulas_code_links_and_numbers(chinese, problem):
+    english = "## Masks $a$ and `x`, see [g](glossary.ipynb): 57.35"
+    assert problems(english, "## 掩码 $a$ 与 `x`，见 [g](glossary.ipynb)：57.35", "markdown") == []
+    assert any(problem in p for p in problems(english, chinese, "markdown"))
+    assert problems("x = 1  # one", "x = 2  # 一", "code") != []
+
+
+def _catalogue_for(texts, translated):
+    catalogue = updated(
+        new_catalogue("nb"), [Unit(i, 0, "markdown", t) for i, t in enumerate(texts)], "nb"
+    )
+    for message in catalogue:
+        if message.id in translated:
+            message.string = translated[message.id]
+    return catalogue
+
+
+def test_a_changed_paragraph_keeps_its_old_translation_as_fuzzy_and_a_new_one_comes_untranslated():
+    old = _catalogue_for(
+        ["The mask hides padding.", "Attention reads values."],
+        {"The mask hides padding.": "掩码遮住填充。", "Attention reads values.": "注意力读取值。"},
+    )
+    new_texts = ["The mask hides the padding.", "Attention reads values.", "A new paragraph."]
+    new = updated(old, [Unit(i, 0, "markdown", t) for i, t in enumerate(new_texts)], "nb")
+    changed = new["The mask hides the padding."]
+    assert changed.fuzzy and changed.string == "掩码遮住填充。"
+    assert changed.previous_id == ["The mask hides padding."]
+    assert not new["Attention reads values."].fuzzy
+    assert entries_state(new) == (["A new paragraph."], ["The mask hides the padding."])
+    assert translations(new) == {"Attention reads values.": "注意力读取值。"}  # fuzzy is not used
+
+
+def test_a_generated_notebook_replaces_translated_units_and_keeps_exported_cells():
+    english = {
+        "cells": [
+            {"cell_type": "markdown", "metadata": {}, "source": "## Masks\n\n$$\nx\n$$\n\nDone."},
+            {"cell_type": "code", "metadata": {}, "outputs": [1], "execution_count": 3,
+             "source": "device = setup_notebook()  # seeds"},
+            {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": 4,
+             "source": "#| export model.x\nx = 1  # one"},
+        ],
+    }  # fmt: skip
+    catalogue = _catalogue_for(
+        ["## Masks", "Done.", "device = setup_notebook()  # seeds"],
+        {
+            "## Masks": "## 掩码",
+            "device = setup_notebook()  # seeds": "device = setup_notebook()  # 种子",
+        },
+    )
+    chinese = translated_notebook(english, catalogue)
+    assert chinese["cells"][0]["source"] == "## 掩码\n\n$$\nx\n$$\n\nDone."  # untranslated stays
+    assert chinese["cells"][1]["source"] == 'device = setup_notebook(language="zh")  # 种子'
+    assert chinese["cells"][1]["outputs"] == [] and chinese["cells"][1]["execution_count"] is None
+    assert chinese["cells"][2]["source"] == english["cells"][2]["source"]
+    assert english["cells"][1]["outputs"] == [1]  # the English notebook is not changed

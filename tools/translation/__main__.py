@@ -1,0 +1,141 @@
+"""python -m tools.translation update|generate|status [NOTEBOOK ...] (see tools.translation)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import nbformat
+
+from helpers.paths import NOTEBOOKS_DIR
+from tools.notebook_format import canonical_metadata
+from tools.translation import LANGUAGE
+from tools.translation.catalogue import entries_state, read_catalogue, updated, write_catalogue
+from tools.translation.checks import problems
+from tools.translation.generate import translated_notebook
+from tools.translation.units import units
+
+EDITION_DIR = NOTEBOOKS_DIR / LANGUAGE
+LOCALE_DIR = EDITION_DIR / "locale"
+
+
+def source_notebooks() -> list[Path]:
+    """The English notebooks that have a Chinese edition: every lesson and the glossary."""
+    return sorted(NOTEBOOKS_DIR.glob("*.ipynb"))
+
+
+def catalogue_path(english: Path) -> Path:
+    return LOCALE_DIR / f"{english.stem}.po"
+
+
+def edition_path(english: Path) -> Path:
+    return EDITION_DIR / english.name
+
+
+def read_english(path: Path) -> dict:
+    return nbformat.read(str(path), as_version=4)
+
+
+def update(english: Path) -> None:
+    notebook = read_english(english)
+    old = read_catalogue(catalogue_path(english), english.stem)
+    write_catalogue(updated(old, units(notebook), english.stem), catalogue_path(english))
+
+
+def generate(english: Path) -> None:
+    """Write the Chinese notebook; its stored outputs are kept when its sources did not change."""
+    notebook = read_english(english)
+    catalogue = read_catalogue(catalogue_path(english), english.stem)
+    fresh = nbformat.from_dict(translated_notebook(notebook, catalogue))
+    fresh.metadata = canonical_metadata(dict(fresh.metadata))
+    target = edition_path(english)
+    if target.is_file():
+        stored = nbformat.read(str(target), as_version=4)
+        if same_sources(stored, fresh):
+            return  # nothing changed: keep the executed notebook
+    target.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(fresh, str(target))
+
+
+def same_sources(a: dict, b: dict) -> bool:
+    """The same cells (type, id, source, metadata), whatever their outputs."""
+
+    def cells(notebook: dict) -> list[tuple]:
+        return [(c["cell_type"], c.get("id"), c["source"], c.get("metadata", {}))
+                for c in notebook["cells"]]  # fmt: skip
+
+    return cells(a) == cells(b)
+
+
+def status(english: Path) -> tuple[int, int, int]:
+    """(entries, untranslated, fuzzy)."""
+    catalogue = read_catalogue(catalogue_path(english), english.stem)
+    untranslated, fuzzy = entries_state(catalogue)
+    return sum(1 for m in catalogue if m.id), len(untranslated), len(fuzzy)
+
+
+def check(english: Path) -> list[str]:
+    """Every problem of the notebook's translation, one line each (empty: none)."""
+    catalogue = read_catalogue(catalogue_path(english), english.stem)
+    kinds = {unit.text: unit.kind for unit in units(read_english(english))}
+    found = []
+    for message in catalogue:
+        if not message.id:
+            continue
+        where = (
+            f"{catalogue_path(english).name}:{message.lineno} {message.id.splitlines()[0][:50]!r}"
+        )
+        if message.id not in kinds:
+            found.append(f"{where}: not a unit of the English notebook (run update)")
+        elif not message.string:
+            found.append(f"{where}: untranslated")
+        elif message.fuzzy:
+            found.append(f"{where}: fuzzy (the English changed: check, then remove the flag)")
+        else:
+            found += [
+                f"{where}: {p}" for p in problems(message.id, message.string, kinds[message.id])
+            ]
+    if len(kinds) != sum(1 for m in catalogue if m.id):
+        found.append(
+            f"{catalogue_path(english).name}: entries differ from the notebook's units (run update)"
+        )
+    return found
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tools.translation",
+                                     description=__doc__.split("\n")[0])  # fmt: skip
+    parser.add_argument("command", choices=["update", "generate", "status", "check"])
+    parser.add_argument("notebooks", nargs="*", type=Path,
+                        help="English notebooks (default: every lesson and the glossary)")  # fmt: skip
+    args = parser.parse_args(argv)
+    paths = [p.resolve() for p in args.notebooks] or source_notebooks()
+    missing = [str(p) for p in paths if not p.is_file()]
+    if missing:
+        parser.error(f"notebooks: expected English notebook files, got {', '.join(missing)}")
+    totals = [0, 0, 0]
+    failed = False
+    for path in paths:
+        if args.command == "update":
+            update(path)
+        elif args.command == "generate":
+            generate(path)
+        elif args.command == "check":
+            found = check(path)
+            failed = failed or bool(found)
+            print("\n".join(found) if found else f"{path.stem}: ✓")
+        else:
+            counts = status(path)
+            totals = [t + c for t, c in zip(totals, counts, strict=True)]
+            print(f"{path.stem:<40} {counts[0]:>5} entries  {counts[1]:>5} untranslated"
+                  f"  {counts[2]:>5} fuzzy")  # fmt: skip
+    if args.command == "status":
+        print(
+            f"{'all':<40} {totals[0]:>5} entries  {totals[1]:>5} untranslated  {totals[2]:>5} fuzzy"
+        )
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
