@@ -24,7 +24,8 @@ def canonical_metadata(metadata: dict) -> dict:
 
 
 SOLUTION_TAG = "solution"
-DEEP_DIVE_HEADING = re.compile(r"^#{1,6}\s+Deep dive\s*·")
+# "深入 ·" in the Chinese edition.
+DEEP_DIVE_HEADING = re.compile(r"^#{1,6}\s+(Deep dive|深入)\s*·")
 
 
 def _joined(text: str | list[str]) -> str:

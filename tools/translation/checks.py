@@ -15,7 +15,8 @@ from tools.translation.units import code_tokens
 FORMULA = re.compile(r"\$\$.*?\$\$|\$[^$\n]+\$", re.DOTALL)
 CODE_SPAN = re.compile(r"`[^`\n]+`")
 LINK_TARGET = re.compile(r"\]\(([^)\s]+)\)|href=\"([^\"]+)\"")
-NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*(?![\w])")
+# A number, wherever it stands (Chinese characters are word characters: "第3层" has a 3).
+NUMBER = re.compile(r"(?<![A-Za-z0-9_.])\d+(?:[.,]\d+)*(?![A-Za-z0-9_])")
 HEADING = re.compile(r"^(#{1,6})\s")
 CJK = re.compile(r"[\u4e00-\u9fff]")
 
