@@ -8,7 +8,7 @@ from matplotlib.figure import Figure
 
 from helpers.display.language import tr
 from helpers.display.plots import plot_heatmap
-from helpers.display.shapes import pad
+from helpers.display.shapes import display_width, pad
 from helpers.explore.live import Explorer, kind_label
 from helpers.model.attention import scaled_dot_product_attention
 from helpers.model.masks import look_ahead_mask, padding_mask
@@ -82,6 +82,8 @@ def draw_masks(view: dict) -> Figure:
 
 def describe_masks(view: dict) -> str:
     lines = []
+    # The kinds in one column: 13 wide in English, wider for wider (Chinese) names.
+    width = max(13, 1 + max(display_width(kind_label(kind)) for kind in view["masks"]))
     for kind, mask in view["masks"].items():
         weights = view["weights"][kind]
         leaked = float(weights.masked_fill(mask, 0.0).abs().max())
@@ -90,7 +92,7 @@ def describe_masks(view: dict) -> str:
                 "{kind} allowed pairs {allowed:>3}/{pairs:<3} weight on masked keys {leaked:.1f}  "
                 "rows summing to 1: {rows}"
             ).format(
-                kind=pad(kind_label(kind), 13),
+                kind=pad(kind_label(kind), width),
                 allowed=int(mask.sum()),
                 pairs=mask.numel(),
                 leaked=leaked,
