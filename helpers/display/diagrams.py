@@ -21,6 +21,8 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.patches import Circle, FancyArrowPatch, FancyBboxPatch
 
+from helpers.display.language import tr
+
 COLOURS = {
     "embedding": "#f9d5d3",
     "attention": "#fbdcb0",
@@ -34,9 +36,11 @@ COLOURS = {
 }
 BOX_WIDTH, BOX_HEIGHT = 3.1, 0.56
 
-# One sublayer of a layer: (name, tag, inputs), inputs "self" (Q, K, V all from the stream),
-# "cross" (only Q from the stream; K and V arrive from the memory) or "ffn".
-Sublayer = tuple[str, str, str]
+# One sublayer of a layer: (name, label, tag, inputs). name: its key among the boxes returned
+# (English); label: the text drawn in its box (in the notebook's language); inputs: "self" (Q, K,
+# V all from the stream), "cross" (only Q from the stream; K and V arrive from the memory) or
+# "ffn".
+Sublayer = tuple[str, str, str, str]
 
 
 def draw_box(ax: Axes, x: float, y: float, name: str, tag: str, kind: str) -> FancyBboxPatch:
@@ -105,7 +109,7 @@ def draw_embedding(
     ax.text(x, text_y - 0.13, label_tag, ha="center", va="center", fontsize=8, color="#444444")
     embedding_y, plus_y, radius = 1.2, 2.0, 0.13
     draw_arrow(ax, [(x, text_y + 0.25), (x, embedding_y - BOX_HEIGHT / 2)])
-    draw_box(ax, x, embedding_y, name, "02 · embeddings, × √d_model", "embedding")
+    draw_box(ax, x, embedding_y, name, tr("02 · embeddings, × √d_model"), "embedding")
     draw_arrow(ax, [(x, embedding_y + BOX_HEIGHT / 2), (x, plus_y - radius)])
     ax.add_patch(Circle((x, plus_y), radius, facecolor="white", edgecolor=COLOURS["line"], lw=1.3))
     ax.text(x, plus_y, "+", ha="center", va="center", fontsize=11, weight="bold")
@@ -122,7 +126,7 @@ def draw_embedding(
     ax.text(
         pe_x + side * 0.3,
         plus_y,
-        "Positional\nencoding\n02 · sinusoids",
+        tr("Positional\nencoding\n02 · sinusoids"),
         ha="left" if side > 0 else "right",
         va="center",
         fontsize=8,
@@ -144,16 +148,17 @@ def draw_layer(
 
     Each sublayer is followed by Add & Norm, with its residual connection drawn on ``side``
     (-1 left, +1 right). A "cross" sublayer gets only its Q arrow here; the caller draws the
-    memory's K and V. Returns the boxes by name (an Add & Norm as ``"<name> / add & norm"``),
+    memory's K and V. Returns the boxes by name, in English whatever the language of the labels
+    (an Add & Norm as ``"<name> / add & norm"``),
     the height where the stream leaves the layer, and the frame's top.
     """
     frame_bottom = stream_y + 0.2
     y = frame_bottom + 0.55 + BOX_HEIGHT / 2
     boxes = {}
-    for name, sub_tag, inputs in sublayers:
+    for name, label, sub_tag, inputs in sublayers:
         box_bottom = y - BOX_HEIGHT / 2
         kind = "feed_forward" if inputs == "ffn" else "attention"
-        boxes[name] = draw_box(ax, x, y, name, sub_tag, kind)
+        boxes[name] = draw_box(ax, x, y, label, sub_tag, kind)
         if inputs == "self":  # the stream forks into queries, keys and values
             fork_y, offsets = box_bottom - 0.17, (-0.8, 0.0, 0.8)
             draw_arrow(ax, [(x, stream_y), (x, fork_y)], head=False)
@@ -180,7 +185,7 @@ def draw_layer(
         )
         draw_arrow(ax, [(x, y + BOX_HEIGHT / 2), (x, norm_y - BOX_HEIGHT / 2)])
         boxes[f"{name} / add & norm"] = draw_box(
-            ax, x, norm_y, "Add & Norm", "07 · residuals, layer norm", "add_norm"
+            ax, x, norm_y, tr("Add & Norm"), tr("07 · residuals, layer norm"), "add_norm"
         )
         stream_y = norm_y + BOX_HEIGHT / 2
         y = norm_y + 1.0
@@ -227,7 +232,8 @@ def draw_layer(
 def draw_transformer() -> tuple[Figure, dict[str, FancyBboxPatch]]:
     """The paper's Figure 1, with the notebook that builds each part under every box.
 
-    Returns the figure (10 x 10.8 inches, one axes) and the component boxes by name: the
+    Returns the figure (10 x 10.8 inches, one axes) and the component boxes by English name
+    (the labels drawn are in the notebook's language): the
     sublayers ("Multi-head self-attention", "Masked multi-head attention",
     "Multi-head cross-attention", "Feed forward", each with its "<name> / add & norm"),
     "Linear" and "Softmax". The two "Feed forward" boxes share a name: the decoder's wins.
@@ -242,36 +248,71 @@ def draw_transformer() -> tuple[Figure, dict[str, FancyBboxPatch]]:
 
     # Encoder: source tokens -> embedding + positional encoding -> N encoder layers.
     stream = draw_embedding(
-        ax, x_encoder, -1, "Inputs", "01 · tokens, vocabularies, batches", "Input embedding"
+        ax,
+        x_encoder,
+        -1,
+        tr("Inputs"),
+        tr("01 · tokens, vocabularies, batches"),
+        tr("Input embedding"),
     )
     encoder_boxes, encoder_out, encoder_top = draw_layer(
         ax,
         x_encoder,
         stream,
         [
-            ("Multi-head self-attention", "05 · multi-head, 03 · scaled dot-product", "self"),
-            ("Feed forward", "06 · position-wise feed-forward", "ffn"),
+            (
+                "Multi-head self-attention",
+                tr("Multi-head self-attention"),
+                tr("05 · multi-head, 03 · scaled dot-product"),
+                "self",
+            ),
+            (
+                "Feed forward",
+                tr("Feed forward"),
+                tr("06 · position-wise feed-forward"),
+                "ffn",
+            ),
         ],
         side=-1,
-        tag="08 · encoder layer",
+        tag=tr("08 · encoder layer"),
         repeat_label_x=0.35,
     )
 
     # Decoder: target tokens shifted right -> embedding + PE -> N decoder layers.
     stream = draw_embedding(
-        ax, x_decoder, +1, "Outputs (shifted right)", "01 · teacher forcing", "Output embedding"
+        ax,
+        x_decoder,
+        +1,
+        tr("Outputs (shifted right)"),
+        tr("01 · teacher forcing"),
+        tr("Output embedding"),
     )
     decoder_boxes, decoder_out, decoder_top = draw_layer(
         ax,
         x_decoder,
         stream,
         [
-            ("Masked multi-head attention", "05 · multi-head, 04 · look-ahead mask", "self"),
-            ("Multi-head cross-attention", "05 · keys and values from the encoder", "cross"),
-            ("Feed forward", "06 · position-wise feed-forward", "ffn"),
+            (
+                "Masked multi-head attention",
+                tr("Masked multi-head attention"),
+                tr("05 · multi-head, 04 · look-ahead mask"),
+                "self",
+            ),
+            (
+                "Multi-head cross-attention",
+                tr("Multi-head cross-attention"),
+                tr("05 · keys and values from the encoder"),
+                "cross",
+            ),
+            (
+                "Feed forward",
+                tr("Feed forward"),
+                tr("06 · position-wise feed-forward"),
+                "ffn",
+            ),
         ],
         side=+1,
-        tag="09 · decoder layer",
+        tag=tr("09 · decoder layer"),
         repeat_label_x=9.78,
     )
 
@@ -305,7 +346,7 @@ def draw_transformer() -> tuple[Figure, dict[str, FancyBboxPatch]]:
     ax.text(
         (x_encoder + gap_x) / 2,
         route_y + 0.2,
-        "memory (encoder output)",
+        tr("memory (encoder output)"),
         ha="center",
         va="center",
         fontsize=8.5,
@@ -318,17 +359,24 @@ def draw_transformer() -> tuple[Figure, dict[str, FancyBboxPatch]]:
     softmax_y = linear_y + 0.85
     draw_arrow(ax, [(x_decoder, decoder_out), (x_decoder, linear_y - BOX_HEIGHT / 2)])
     linear = draw_box(
-        ax, x_decoder, linear_y, "Linear", "10 · output projection, tied weights", "linear"
+        ax,
+        x_decoder,
+        linear_y,
+        tr("Linear"),
+        tr("10 · output projection, tied weights"),
+        "linear",
     )
     draw_arrow(
         ax, [(x_decoder, linear_y + BOX_HEIGHT / 2), (x_decoder, softmax_y - BOX_HEIGHT / 2)]
     )
-    softmax = draw_box(ax, x_decoder, softmax_y, "Softmax", "10 · the whole Transformer", "softmax")
+    softmax = draw_box(
+        ax, x_decoder, softmax_y, "Softmax", tr("10 · the whole Transformer"), "softmax"
+    )
     draw_arrow(ax, [(x_decoder, softmax_y + BOX_HEIGHT / 2), (x_decoder, softmax_y + 0.55)])
     ax.text(
         x_decoder,
         softmax_y + 0.72,
-        "Output probabilities",
+        tr("Output probabilities"),
         ha="center",
         va="center",
         fontsize=9.5,
@@ -339,7 +387,10 @@ def draw_transformer() -> tuple[Figure, dict[str, FancyBboxPatch]]:
     ax.text(
         0.3,
         softmax_y + 0.2,
-        "The Transformer (Vaswani et al. 2017, Figure 1)\nwith the notebook that builds each part",
+        tr(
+            "The Transformer (Vaswani et al. 2017, Figure 1)\nwith the notebook that builds each "
+            "part"
+        ),
         ha="left",
         va="center",
         fontsize=12,
@@ -348,10 +399,12 @@ def draw_transformer() -> tuple[Figure, dict[str, FancyBboxPatch]]:
     ax.text(
         0.3,
         softmax_y - 1.0,
-        "Then, with the finished model:\n"
-        "11 · training on a CPU\n"
-        "12 · greedy and beam search, BLEU\n"
-        "13 · why self-attention; BERT, GPT, BART",
+        tr(
+            "Then, with the finished model:\n"
+            "11 · training on a CPU\n"
+            "12 · greedy and beam search, BLEU\n"
+            "13 · why self-attention; BERT, GPT, BART"
+        ),
         ha="left",
         va="center",
         fontsize=9,

@@ -16,6 +16,8 @@ import numpy as np
 import torch
 from matplotlib.figure import Figure
 
+from helpers.display.language import tr
+
 ArrayLike = torch.Tensor | np.ndarray
 
 
@@ -126,8 +128,8 @@ def plot_heatmap_grid(
     x_labels: Sequence[str] | None = None,
     y_labels: Sequence[str] | None = None,
     title: str = "",
-    row_name: str = "layer",
-    column_name: str = "head",
+    row_name: str | None = None,
+    column_name: str | None = None,
     cmap: str = "viridis",
     vmin: float | None = 0.0,
     vmax: float | None = 1.0,
@@ -135,9 +137,12 @@ def plot_heatmap_grid(
     """Draw a grid of heatmaps, e.g. attention weights for every layer (rows) and head (columns).
 
     data: (rows, columns, len_q, len_k). The colour scale is shared (0..1 by default, right for
-    attention weights) and drawn once. Returns the figure; ``fig.axes`` lists the panels row by row
-    and then the colour bar.
+    attention weights) and drawn once. row_name, column_name: what a row and a column are (by
+    default "layer" and "head", in the notebook's language). Returns the figure; ``fig.axes`` lists
+    the panels row by row and then the colour bar.
     """
+    row_name = tr("layer") if row_name is None else row_name
+    column_name = tr("head") if column_name is None else column_name
     values = _to_numpy(data, "data", ndim=4)
     n_rows, n_columns, len_q, len_k = values.shape
     xticks = _check_labels(x_labels, len_k, "x_labels")

@@ -21,7 +21,8 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from helpers.display.language import set_language
+from helpers.display.language import set_language, tr
+from helpers.display.shapes import pad
 from helpers.paths import ROOT, require
 
 DEVICE_ENV_VAR = "TRANSFORMER_DEVICE"
@@ -124,7 +125,7 @@ def check_environment(device: torch.device | None = None) -> None:
     for name in ("torch", "numpy", "matplotlib", "seaborn"):
         print(f"{name:<11} {importlib.metadata.version(name)}")
     if device is not None:
-        print(f"device      {device}")
+        print(f"{pad(tr('device'), 11)} {device}")
     requirements = require(ROOT / "requirements.txt", "requirements.txt")
     pins = pinned_versions(requirements)
     mismatches = []
@@ -139,4 +140,8 @@ def check_environment(device: torch.device | None = None) -> None:
         raise RuntimeError(
             "run `make setup` to install the pinned versions:\n" + "\n".join(mismatches)
         )
-    print(f"all {len(pins)} pinned packages are installed at their pinned versions")
+    print(
+        tr("all {count} pinned packages are installed at their pinned versions").format(
+            count=len(pins)
+        )
+    )

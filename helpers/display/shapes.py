@@ -10,12 +10,15 @@ the order they ran, which turns "the data flow of the model" into something meas
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import torch
 from torch import nn
+
+from helpers.display.language import tr
 
 
 def describe_shape(value: Any) -> str:
@@ -38,12 +41,23 @@ def _dtype_name(tensor: torch.Tensor) -> str:
     return str(tensor.dtype).removeprefix("torch.")
 
 
+def display_width(text: str) -> int:
+    """The columns text takes in a monospaced font: 2 for a wide (Chinese) character, else 1."""
+    return sum(2 if unicodedata.east_asian_width(char) in "WF" else 1 for char in text)
+
+
+def pad(text: str, width: int) -> str:
+    """text padded with spaces to ``width`` columns (``str.ljust``, counting wide characters
+    twice, so that a column of Chinese text lines up)."""
+    return text + " " * max(0, width - display_width(text))
+
+
 def format_table(header: list[str], rows: Iterable[list[str]]) -> str:
     """Left-aligned columns separated by two spaces, with a rule under the header."""
     rows = [list(header), *[list(row) for row in rows]]
-    widths = [max(len(row[column]) for row in rows) for column in range(len(header))]
+    widths = [max(display_width(row[column]) for row in rows) for column in range(len(header))]
     lines = [
-        "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
+        "  ".join(pad(cell, width) for cell, width in zip(row, widths, strict=True)).rstrip()
         for row in rows
     ]
     lines.insert(1, "  ".join("-" * width for width in widths))
@@ -69,7 +83,7 @@ def shape_table(tensors: Mapping[str, torch.Tensor | tuple[torch.Tensor, str]]) 
                 f"got {type(entry).__name__}"
             )
         rows.append([str(name), describe_shape(tensor), _dtype_name(tensor), meaning])
-    return format_table(["name", "shape", "dtype", "meaning"], rows)
+    return format_table([tr("name"), tr("shape"), "dtype", tr("meaning")], rows)
 
 
 def show_shapes(tensors: Mapping[str, torch.Tensor | tuple[torch.Tensor, str]]) -> None:
@@ -115,7 +129,7 @@ def trace_shapes(
                 return
             records.append(
                 {
-                    "name": name or "(model)",
+                    "name": name or tr("(model)"),
                     "kind": type(mod).__name__,
                     "depth": depth,
                     "input_shape": describe_shape(args) or describe_shape(hook_kwargs),
@@ -152,4 +166,5 @@ def show_trace(
         ["  " * record.depth + record.name, record.kind, record.input_shape, record.output_shape]
         for record in records
     ]
-    print(format_table(["module", "type", "input shape", "output shape"], rows))
+    header = [tr("module"), tr("type"), tr("input shape"), tr("output shape")]
+    print(format_table(header, rows))

@@ -16,6 +16,8 @@ from typing import Any, ParamSpec
 
 import torch
 
+from helpers.display.language import tr
+
 P = ParamSpec("P")
 
 
@@ -28,18 +30,40 @@ def verdict(ok: bool, success: str, failure: str) -> None:
     print(("✓ " + success) if ok else ("✗ " + failure))
 
 
+class Problem(str):
+    """What ``call_solution`` says went wrong, in words (in the notebook's language), and, when
+    the student's function raised, the exception as ``error``: a check that looks closer at a
+    crash tests ``problem.error``, never the words, which are translated."""
+
+    error: Exception | None = None
+
+    @classmethod
+    def raised(cls, error: Exception) -> "Problem":
+        problem = cls(
+            tr("your function raised {error}: {message}").format(
+                error=type(error).__name__, message=error
+            )
+        )
+        problem.error = error
+        return problem
+
+
 def call_solution(
     function: Callable[..., Any], *args: Any, **kwargs: Any
-) -> tuple[Any, str | None]:
+) -> tuple[Any, Problem | None]:
     """Run a student's function; return (result, None) or (None, a message saying what went wrong)."""
     if not callable(function):
-        return None, f"expected a function, got {type(function).__name__}"
+        return None, Problem(
+            tr("expected a function, got {type}").format(type=type(function).__name__)
+        )
     try:
         result = function(*args, **kwargs)
     except Exception as error:  # a check reports, it does not crash the notebook
-        return None, f"your function raised {type(error).__name__}: {error}"
+        return None, Problem.raised(error)
     if result is None:
-        return None, "your function returned None: fill in its body (see the hint above it)"
+        return None, Problem(
+            tr("your function returned None: fill in its body (see the hint above it)")
+        )
     return result, None
 
 
@@ -64,9 +88,13 @@ def on_cpu(result: torch.Tensor) -> torch.Tensor:
 def tensor_problem(result: object, expected: torch.Tensor, what: str) -> str | None:
     """A message when result is not a tensor of the expected shape, else None."""
     if not isinstance(result, torch.Tensor):
-        return f"expected {what} as a torch.Tensor, got {type(result).__name__}"
+        return tr("expected {what} as a torch.Tensor, got {type}").format(
+            what=what, type=type(result).__name__
+        )
     if tuple(result.shape) != tuple(expected.shape):
-        return f"expected {what} of shape {tuple(expected.shape)}, got {tuple(result.shape)}"
+        return tr("expected {what} of shape {shape}, got {got}").format(
+            what=what, shape=tuple(expected.shape), got=tuple(result.shape)
+        )
     return None
 
 

@@ -10,6 +10,7 @@ from typing import Any
 
 import torch
 
+from helpers.display.language import tr
 from helpers.exercises import call_solution, keeps_random_state, on_cpu, verdict
 from helpers.model.embeddings import PositionalEncoding, TokenEmbedding, sinusoidal_table
 
@@ -30,31 +31,46 @@ def check_wavelengths(wavelengths: Callable[[int], Any]) -> None:
             return verdict(False, "", problem)
         values = _as_float64(result)
         if values is None:
-            return verdict(False, "", f"expected a 1-D tensor, got {type(result).__name__}")
+            return verdict(
+                False,
+                "",
+                tr("expected a 1-D tensor, got {type}").format(type=type(result).__name__),
+            )
         two_i = torch.arange(0, d_model, 2, dtype=torch.float64)
         expected = 2 * math.pi * 10000 ** (two_i / d_model)
         if values.shape != expected.shape:
             return verdict(
                 False,
                 "",
-                f"for d_model={d_model}: expected {expected.numel()} wavelengths (one per "
-                f"sine/cosine pair, ceil(d_model / 2)), got shape {tuple(values.shape)}",
+                tr(
+                    "for d_model={d_model}: expected {count} wavelengths (one per "
+                    "sine/cosine pair, ceil(d_model / 2)), got shape {shape}"
+                ).format(d_model=d_model, count=expected.numel(), shape=tuple(values.shape)),
             )
         if not torch.allclose(values, expected, rtol=1e-5, atol=0.0):
             if torch.allclose(values, expected / (2 * math.pi), rtol=1e-5):
-                return verdict(False, "", "close: a wavelength in positions includes the 2*pi")
+                return verdict(False, "", tr("close: a wavelength in positions includes the 2*pi"))
             return verdict(
                 False,
                 "",
-                f"for d_model={d_model}: the first wavelength should be 2*pi = {expected[0]:.4f} "
-                f"and the last {expected[-1]:.1f}; got {values.flatten()[0]:.4f} and "
-                f"{values.flatten()[-1]:.1f}",
+                tr(
+                    "for d_model={d_model}: the first wavelength should be 2*pi = {first:.4f} "
+                    "and the last {last:.1f}; got {got_first:.4f} and {got_last:.1f}"
+                ).format(
+                    d_model=d_model,
+                    first=expected[0],
+                    last=expected[-1],
+                    got_first=values.flatten()[0],
+                    got_last=values.flatten()[-1],
+                ),
             )
     shortest = int((2 * math.pi * 10000 ** (torch.arange(0, 512, 2) / 512) < 50).sum())
     return verdict(
         True,
-        f"wavelengths are right, from 2*pi to nearly 10000*2*pi; for d_model=512, {shortest} "
-        "of the 256 pairs repeat within 50 positions",
+        tr(
+            "wavelengths are right, from 2*pi to nearly 10000*2*pi; for d_model=512, {shortest} "
+            "of the 256 pairs repeat within 50 positions"
+        ).format(shortest=shortest),
         "",
     )
 
@@ -83,25 +99,33 @@ def check_embed_with_positions(
         return verdict(False, "", problem)
     values = _as_float64(result)
     if values is None:
-        return verdict(False, "", f"expected a tensor, got {type(result).__name__}")
+        return verdict(
+            False, "", tr("expected a tensor, got {type}").format(type=type(result).__name__)
+        )
     if values.shape != expected.shape:
         return verdict(
             False,
             "",
-            f"for ids of shape {tuple(ids.shape)} expected shape {tuple(expected.shape)} "
-            f"(batch, seq_len, d_model), got {tuple(values.shape)}",
+            tr(
+                "for ids of shape {ids_shape} expected shape {shape} "
+                "(batch, seq_len, d_model), got {got}"
+            ).format(
+                ids_shape=tuple(ids.shape), shape=tuple(expected.shape), got=tuple(values.shape)
+            ),
         )
     if torch.allclose(values, expected, atol=1e-5):
-        return verdict(True, "embed_with_positions matches TokenEmbedding + PositionalEncoding", "")
+        return verdict(
+            True, tr("embed_with_positions matches TokenEmbedding + PositionalEncoding"), ""
+        )
     unscaled = weight[ids].double() + table[: ids.shape[1]].double()
     without_positions = weight[ids].double() * math.sqrt(d_model)
     if torch.allclose(values, unscaled, atol=1e-5):
-        hint = "the embeddings are not multiplied by sqrt(d_model) (§3.4)"
+        hint = tr("the embeddings are not multiplied by sqrt(d_model) (§3.4)")
     elif torch.allclose(values, without_positions, atol=1e-5):
-        hint = "the positional table is not added"
+        hint = tr("the positional table is not added")
     else:
-        hint = "compare with weight[ids] * sqrt(d_model) + table[:seq_len]"
-    return verdict(False, "", f"not the same as the modules: {hint}")
+        hint = tr("compare with weight[ids] * sqrt(d_model) + table[:seq_len]")
+    return verdict(False, "", tr("not the same as the modules: {hint}").format(hint=hint))
 
 
 def check_dot_product_at_offset(dot_product_at_offset: Callable[[int, int], Any]) -> None:
@@ -115,16 +139,24 @@ def check_dot_product_at_offset(dot_product_at_offset: Callable[[int, int], Any]
             try:
                 value = float(result)
             except (TypeError, ValueError, RuntimeError):
-                return verdict(False, "", f"expected a number, got {type(result).__name__}")
+                return verdict(
+                    False,
+                    "",
+                    tr("expected a number, got {type}").format(type=type(result).__name__),
+                )
             measured = (table[: 200 - k] * table[k:]).sum(dim=1)  # every pos from 0 to 199 - k
             if not torch.allclose(measured, torch.full_like(measured, value), atol=1e-3):
                 return verdict(
                     False,
                     "",
-                    f"for d_model={d_model}, k={k}: PE[pos] . PE[pos+k] is "
-                    f"{measured[0].item():.4f} for every pos, you returned {value:.4f}"
-                    + (" (k=0 gives d_model / 2: sin^2 + cos^2 = 1 per pair)" if k == 0 else ""),
+                    tr(
+                        "for d_model={d_model}, k={k}: PE[pos] . PE[pos+k] is "
+                        "{measured:.4f} for every pos, you returned {value:.4f}"
+                    ).format(d_model=d_model, k=k, measured=measured[0].item(), value=value)
+                    + (
+                        tr(" (k=0 gives d_model / 2: sin^2 + cos^2 = 1 per pair)") if k == 0 else ""
+                    ),
                 )
     return verdict(
-        True, "dot_product_at_offset matches the table for every pos: it depends on k only", ""
+        True, tr("dot_product_at_offset matches the table for every pos: it depends on k only"), ""
     )

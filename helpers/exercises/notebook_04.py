@@ -5,6 +5,7 @@ from collections.abc import Callable
 import torch
 import torch.nn.functional as F
 
+from helpers.display.language import tr
 from helpers.exercises import call_solution, on_cpu, verdict
 
 
@@ -13,11 +14,13 @@ def _shape_and_dtype_problem(
 ) -> str | None:
     """None when result is a tensor of this shape and dtype, else what is wrong with it."""
     if not isinstance(result, torch.Tensor):
-        return f"expected a tensor, got {type(result).__name__}"
+        return tr("expected a tensor, got {type}").format(type=type(result).__name__)
     if tuple(result.shape) != shape:
-        return f"expected shape {shape} = {what}, got {tuple(result.shape)}"
+        return tr("expected shape {shape} = {what}, got {got}").format(
+            shape=shape, what=what, got=tuple(result.shape)
+        )
     if result.dtype != dtype:
-        return f"expected dtype {dtype}, got {result.dtype}"
+        return tr("expected dtype {dtype}, got {got}").format(dtype=dtype, got=result.dtype)
     return None
 
 
@@ -26,7 +29,9 @@ def check_padding_mask_from_lengths(padding_mask_from_lengths: Callable) -> None
     lengths, max_len = torch.tensor([5, 2, 3]), 6
     result, problem = call_solution(padding_mask_from_lengths, lengths.clone(), max_len)
     if problem is None and isinstance(result, torch.Tensor) and result.shape == (3, max_len):
-        problem = "add the axes for heads and queries: shape (batch, 1, 1, max_len), e.g. [:, None, None, :]"
+        problem = tr(
+            "add the axes for heads and queries: shape (batch, 1, 1, max_len), e.g. [:, None, None, :]"
+        )
     if problem is None:
         problem = _shape_and_dtype_problem(
             result, (3, 1, 1, max_len), torch.bool, "(batch, 1, 1, max_len)"
@@ -37,18 +42,22 @@ def check_padding_mask_from_lengths(padding_mask_from_lengths: Callable) -> None
     expected = (torch.arange(max_len)[None, :] < lengths[:, None])[:, None, None, :]
     if torch.equal(result, expected):
         return verdict(
-            True, "padding_mask_from_lengths marks exactly the first `length` positions", ""
+            True, tr("padding_mask_from_lengths marks exactly the first `length` positions"), ""
         )
     if torch.equal(result, ~expected):
-        failure = (
+        failure = tr(
             "inverted: True must mark the real positions (True = may attend), False the padding"
         )
     elif torch.equal(
         result, (torch.arange(max_len)[None, :] <= lengths[:, None])[:, None, None, :]
     ):
-        failure = "off by one: a sentence of length 2 has real positions 0 and 1, so use <, not <="
+        failure = tr(
+            "off by one: a sentence of length 2 has real positions 0 and 1, so use <, not <="
+        )
     else:
-        failure = "for lengths [5, 2, 3] row 1 should be [True, True, False, False, False, False]"
+        failure = tr(
+            "for lengths [5, 2, 3] row 1 should be [True, True, False, False, False, False]"
+        )
     return verdict(False, "", failure)
 
 
@@ -71,21 +80,25 @@ def check_to_additive_mask(to_additive_mask: Callable) -> None:
         same = torch.allclose(with_bool, with_float, atol=1e-6)
         return verdict(
             same,
-            "to_additive_mask is right, and F.scaled_dot_product_attention gives the same output "
-            "with it as with the boolean mask",
-            "the values are right but F.scaled_dot_product_attention disagrees: look at the device",
+            tr(
+                "to_additive_mask is right, and F.scaled_dot_product_attention gives the same output "
+                "with it as with the boolean mask"
+            ),
+            tr(
+                "the values are right but F.scaled_dot_product_attention disagrees: look at the device"
+            ),
         )
     if torch.equal(result, torch.zeros(mask.shape).masked_fill(mask, float("-inf"))):
-        failure = "inverted: -inf goes where the mask is False (may not attend), 0.0 where True"
+        failure = tr("inverted: -inf goes where the mask is False (may not attend), 0.0 where True")
     elif torch.equal(result[mask], torch.zeros(int(mask.sum()))) and torch.all(
         torch.isfinite(result[~mask]) & (result[~mask] < 0)
     ):
-        failure = (
+        failure = tr(
             "use float('-inf') for hidden positions, as generate_square_subsequent_mask does: a "
             "finite value like -1e9 overflows in float16"
         )
     else:
-        failure = "expected 0.0 where the mask is True and -inf where it is False"
+        failure = tr("expected 0.0 where the mask is True and -inf where it is False")
     return verdict(False, "", failure)
 
 
@@ -104,27 +117,39 @@ def check_sliding_window_mask(sliding_window_mask: Callable) -> None:
                 result, (1, 1, size, size), torch.bool, "(1, 1, size, size)"
             )
         if problem is not None:
-            return verdict(False, "", f"sliding_window_mask({size}, {window}): {problem}")
+            return verdict(
+                False,
+                "",
+                tr("sliding_window_mask({size}, {window}): {problem}").format(
+                    size=size, window=window, problem=problem
+                ),
+            )
         result = on_cpu(result)
         expected = _sliding_reference(size, window)
         if torch.equal(result, expected):
             continue
         if result.triu(diagonal=1).any():
-            failure = (
+            failure = tr(
                 "a query may not see later positions: keep only keys j <= i (the lower triangle)"
             )
         elif torch.equal(result, _sliding_reference(size, window + 1)) or torch.equal(
             result, _sliding_reference(size, window - 1)
         ):
-            failure = (
-                f"off by one: with window={window}, query i should see exactly "
-                f"min(window, i + 1) keys, i - window + 1 .. i"
-            )
+            failure = tr(
+                "off by one: with window={window}, query i should see exactly "
+                "min(window, i + 1) keys, i - window + 1 .. i"
+            ).format(window=window)
         else:
-            failure = (
-                f"for size={size}, window={window}, row i should be True at keys i-{window}+1 .. i"
-            )
-        return verdict(False, "", f"sliding_window_mask({size}, {window}): {failure}")
+            failure = tr(
+                "for size={size}, window={window}, row i should be True at keys i-{window}+1 .. i"
+            ).format(size=size, window=window)
+        return verdict(
+            False,
+            "",
+            tr("sliding_window_mask({size}, {window}): {problem}").format(
+                size=size, window=window, problem=failure
+            ),
+        )
     return verdict(
-        True, "sliding_window_mask lets each query see itself and the window - 1 before it", ""
+        True, tr("sliding_window_mask lets each query see itself and the window - 1 before it"), ""
     )

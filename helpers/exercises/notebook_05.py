@@ -11,6 +11,7 @@ from collections.abc import Callable
 import torch
 from torch import nn
 
+from helpers.display.language import tr
 from helpers.exercises import (
     call_solution,
     count_parameters,
@@ -42,7 +43,9 @@ def check_split_heads(split_heads: Callable) -> None:
         result, problem = call_solution(split_heads, x.clone(), n_heads)
         if problem is None:
             problem = tensor_problem(
-                result, expected, f"(batch, n_heads, seq_len, d_head) for x {tuple(x.shape)}"
+                result,
+                expected,
+                tr("(batch, n_heads, seq_len, d_head) for x {shape}").format(shape=tuple(x.shape)),
             )
         if problem is not None:
             return verdict(False, "", problem)
@@ -53,16 +56,20 @@ def check_split_heads(split_heads: Callable) -> None:
             return verdict(
                 False,
                 "",
-                "right shape, wrong values: reshaping straight to (batch, n_heads, seq_len, d_head) "
-                "mixes positions; head i of position t is x[:, t, i*d_head:(i+1)*d_head]",
+                tr(
+                    "right shape, wrong values: reshaping straight to (batch, n_heads, seq_len, d_head) "
+                    "mixes positions; head i of position t is x[:, t, i*d_head:(i+1)*d_head]"
+                ),
             )
         return verdict(
             False,
             "",
-            "right shape, wrong values: head i of position t should be x[:, t, i*d_head:(i+1)*d_head]",
+            tr(
+                "right shape, wrong values: head i of position t should be x[:, t, i*d_head:(i+1)*d_head]"
+            ),
         )
     return verdict(
-        True, "split_heads puts features i*d_head:(i+1)*d_head of every position in head i", ""
+        True, tr("split_heads puts features i*d_head:(i+1)*d_head of every position in head i"), ""
     )
 
 
@@ -73,30 +80,34 @@ def check_output_as_sum_over_heads(output_as_sum_over_heads: Callable) -> None:
         expected, _ = attention(x, x, x)
         result, problem = call_solution(output_as_sum_over_heads, attention, x.clone())
     if problem is None:
-        problem = tensor_problem(result, expected, "the output")
+        problem = tensor_problem(result, expected, tr("the output"))
     if problem is not None:
         return verdict(False, "", problem)
     result = on_cpu(result)
     if torch.allclose(result, expected, atol=1e-5, rtol=1e-5):
         return verdict(
             True,
-            "Concat(head_1, ..., head_h) W^O equals b^O plus the sum over heads of "
-            "head_i times its slice of W^O",
+            tr(
+                "Concat(head_1, ..., head_h) W^O equals b^O plus the sum over heads of "
+                "head_i times its slice of W^O"
+            ),
             "",
         )
     with torch.no_grad():
         without_bias = expected - attention.w_o.bias
     if torch.allclose(result, without_bias, atol=1e-5, rtol=1e-5):
-        return verdict(False, "", "almost: add the bias of w_o once (not once per head)")
+        return verdict(False, "", tr("almost: add the bias of w_o once (not once per head)"))
     if torch.allclose(
         result, without_bias + attention.n_heads * attention.w_o.bias, atol=1e-5, rtol=1e-5
     ):
-        return verdict(False, "", "the bias of w_o was added once per head: add it only once")
+        return verdict(False, "", tr("the bias of w_o was added once per head: add it only once"))
     return verdict(
         False,
         "",
-        "wrong values; head i uses columns i*d_v:(i+1)*d_v of w_o.weight: "
-        "output = sum_i head_i @ w_o.weight[:, i*d_v:(i+1)*d_v].T + w_o.bias",
+        tr(
+            "wrong values; head i uses columns i*d_v:(i+1)*d_v of w_o.weight: "
+            "output = sum_i head_i @ w_o.weight[:, i*d_v:(i+1)*d_v].T + w_o.bias"
+        ),
     )
 
 
@@ -122,26 +133,36 @@ def check_multi_query_parameter_count(multi_query_parameter_count: Callable) -> 
                 return verdict(False, "", problem)
             if isinstance(result, bool) or not isinstance(result, numbers.Real | torch.Tensor):
                 return verdict(
-                    False, "", f"expected a number of parameters, got {type(result).__name__}"
+                    False,
+                    "",
+                    tr("expected a number of parameters, got {type}").format(
+                        type=type(result).__name__
+                    ),
                 )
             try:
                 value = float(result)
             except (TypeError, ValueError, RuntimeError):
-                return verdict(False, "", f"expected a single number, got {result!r}")
+                return verdict(
+                    False, "", tr("expected a single number, got {result!r}").format(result=result)
+                )
             if math.isclose(value, expected):
                 continue
-            where = (
-                f"for d_model={d_model}, n_heads={n_heads}: expected {expected:,}, got {value:,.0f}"
-            )
+            where = tr(
+                "for d_model={d_model}, n_heads={n_heads}: expected {expected:,}, got {value:,.0f}"
+            ).format(d_model=d_model, n_heads=n_heads, expected=expected, value=value)
             if math.isclose(value, 4 * d_model**2 + 4 * d_model):
-                hint = "that is ordinary multi-head attention; here K and V have one head of d_k"
+                hint = tr(
+                    "that is ordinary multi-head attention; here K and V have one head of d_k"
+                )
             elif math.isclose(value, expected - d_model - 2 * (d_model // n_heads) - d_model):
-                hint = "did you forget the biases?"
+                hint = tr("did you forget the biases?")
             else:
-                hint = "count W^Q and W^O (d_model x d_model) and W^K, W^V (d_model x d_k), with biases"
-            return verdict(False, "", f"{where}; {hint}")
+                hint = tr(
+                    "count W^Q and W^O (d_model x d_model) and W^K, W^V (d_model x d_k), with biases"
+                )
+            return verdict(False, "", tr("{where}; {hint}").format(where=where, hint=hint))
     return verdict(
         True,
-        "multi-query attention: 2 d_model^2 + 2 d_model d_k + 2 d_model + 2 d_k parameters",
+        tr("multi-query attention: 2 d_model^2 + 2 d_model d_k + 2 d_model + 2 d_k parameters"),
         "",
     )

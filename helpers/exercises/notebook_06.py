@@ -9,6 +9,7 @@ from collections.abc import Callable
 import torch
 from torch import nn
 
+from helpers.display.language import tr
 from helpers.exercises import call_solution, on_cpu, verdict
 from helpers.model.feed_forward import PositionwiseFeedForward
 from helpers.model.masks import look_ahead_mask
@@ -25,27 +26,37 @@ def check_feed_forward_by_hand(feed_forward_by_hand: Callable) -> None:
         expected = ffn(x)
         result, problem = call_solution(feed_forward_by_hand, ffn, x.clone())
         no_relu = ffn.linear2(ffn.linear1(x))
+    # A crash that speaks of shapes or sizes, or a result of the wrong shape: say how nn.Linear
+    # stores its weight (decided on the English error text, never on the translated message).
+    crash = problem.error if problem is not None else None
+    crash_text = f"{type(crash).__name__}: {crash}" if crash is not None else ""
+    about_shapes = "shape" in crash_text or "size" in crash_text
     if problem is None and not isinstance(result, torch.Tensor):
-        problem = f"expected a torch.Tensor, got {type(result).__name__}"
+        problem = tr("expected a torch.Tensor, got {type}").format(type=type(result).__name__)
     if problem is None and tuple(result.shape) != tuple(expected.shape):
-        problem = f"expected shape {tuple(expected.shape)} like x, got {tuple(result.shape)}"
+        problem = tr("expected shape {shape} like x, got {got}").format(
+            shape=tuple(expected.shape), got=tuple(result.shape)
+        )
+        about_shapes = True
     if problem is not None:
-        if "shape" in problem or "size" in problem:
-            problem += (
+        if about_shapes:
+            problem += tr(
                 " (nn.Linear stores its weight as (out_features, in_features): "
                 "x W1 is x @ linear1.weight.T)"
             )
         return verdict(False, "", problem)
     result = on_cpu(result)
     if torch.allclose(result, expected, atol=1e-5, rtol=1e-5):
-        return verdict(True, "max(0, x W1 + b1) W2 + b2 reproduces the module", "")
+        return verdict(True, tr("max(0, x W1 + b1) W2 + b2 reproduces the module"), "")
     if torch.allclose(result, no_relu, atol=1e-5, rtol=1e-5):
-        return verdict(False, "", "apply max(0, .) (the ReLU) between the two layers")
+        return verdict(False, "", tr("apply max(0, .) (the ReLU) between the two layers"))
     return verdict(
         False,
         "",
-        "wrong values; compute torch.relu(x @ linear1.weight.T + linear1.bias) "
-        "@ linear2.weight.T + linear2.bias",
+        tr(
+            "wrong values; compute torch.relu(x @ linear1.weight.T + linear1.bias) "
+            "@ linear2.weight.T + linear2.bias"
+        ),
     )
 
 
@@ -58,32 +69,48 @@ def check_conv1d_from_linear(conv1d_from_linear: Callable) -> None:
         with torch.no_grad():
             conv, problem = call_solution(conv1d_from_linear, linear)
     if problem is None and not isinstance(conv, nn.Conv1d):
-        problem = f"expected an nn.Conv1d, got {type(conv).__name__}"
+        problem = tr("expected an nn.Conv1d, got {type}").format(type=type(conv).__name__)
     if problem is not None:
         return verdict(False, "", problem)
     if (conv.in_channels, conv.out_channels, conv.kernel_size) != (5, 7, (1,)):
         return verdict(
             False,
             "",
-            f"expected Conv1d(in_channels=5, out_channels=7, kernel_size=1), got "
-            f"Conv1d({conv.in_channels}, {conv.out_channels}, kernel_size={conv.kernel_size[0]})",
+            tr(
+                "expected Conv1d(in_channels=5, out_channels=7, kernel_size=1), got "
+                "Conv1d({in_channels}, {out_channels}, kernel_size={kernel_size})"
+            ).format(
+                in_channels=conv.in_channels,
+                out_channels=conv.out_channels,
+                kernel_size=conv.kernel_size[0],
+            ),
         )
     if conv.bias is None:
-        return verdict(False, "", "the convolution has no bias; the Linear has one")
+        return verdict(False, "", tr("the convolution has no bias; the Linear has one"))
     with torch.no_grad():
         expected = linear(x)
         try:
             # Conv1d reads (batch, channels, length): features are channels.
             result = conv(x.transpose(1, 2)).transpose(1, 2)
         except Exception as error:  # a check reports, it does not crash the notebook
-            return verdict(False, "", f"the convolution raised {type(error).__name__}: {error}")
+            return verdict(
+                False,
+                "",
+                tr("the convolution raised {error}: {message}").format(
+                    error=type(error).__name__, message=error
+                ),
+            )
     if torch.allclose(result, expected, atol=1e-5, rtol=1e-5):
-        return verdict(True, "a kernel-size-1 convolution is the same Linear at every position", "")
+        return verdict(
+            True, tr("a kernel-size-1 convolution is the same Linear at every position"), ""
+        )
     return verdict(
         False,
         "",
-        "wrong values; copy the weight with linear.weight.unsqueeze(-1) "
-        "(shape (out, in, 1)) and the bias as it is",
+        tr(
+            "wrong values; copy the weight with linear.weight.unsqueeze(-1) "
+            "(shape (out, in, 1)) and the bias as it is"
+        ),
     )
 
 
@@ -108,9 +135,9 @@ def check_changed_positions(changed_positions: Callable) -> None:
         x = torch.randn(2, seq_len, 8)
         positions = torch.arange(seq_len)
         cases = [
-            ("the feed-forward block", PositionwiseFeedForward(8, 32), positions == position),
-            ("causal self-attention", _SelfAttention(8, causal=True), positions >= position),
-            ("self-attention", _SelfAttention(8, causal=False), positions >= 0),
+            (tr("the feed-forward block"), PositionwiseFeedForward(8, 32), positions == position),
+            (tr("causal self-attention"), _SelfAttention(8, causal=True), positions >= position),
+            (tr("self-attention"), _SelfAttention(8, causal=False), positions >= 0),
         ]
         for name, module, expected in cases:
             module.eval()
@@ -121,24 +148,41 @@ def check_changed_positions(changed_positions: Callable) -> None:
             try:
                 result = on_cpu(torch.as_tensor(result)).to(torch.bool).flatten()
             except (TypeError, ValueError, RuntimeError):
-                return verdict(False, "", f"expected {seq_len} booleans, got {result!r}")
+                return verdict(
+                    False,
+                    "",
+                    tr("expected {count} booleans, got {result!r}").format(
+                        count=seq_len, result=result
+                    ),
+                )
             if result.numel() != seq_len:
                 return verdict(
                     False,
                     "",
-                    f"expected one boolean per position ({seq_len}), got {result.numel()} values",
+                    tr("expected one boolean per position ({count}), got {got} values").format(
+                        count=seq_len, got=result.numel()
+                    ),
                 )
             if not torch.equal(result, expected):
                 return verdict(
                     False,
                     "",
-                    f"for {name} and position {position}: expected {expected.tolist()}, got "
-                    f"{result.tolist()}; change only x[:, position] and compare each output "
-                    "position over the batch and the features",
+                    tr(
+                        "for {name} and position {position}: expected {expected}, got "
+                        "{got}; change only x[:, position] and compare each output "
+                        "position over the batch and the features"
+                    ).format(
+                        name=name,
+                        position=position,
+                        expected=expected.tolist(),
+                        got=result.tolist(),
+                    ),
                 )
     return verdict(
         True,
-        "one position moves only itself in the feed-forward block, itself and later ones under "
-        "the look-ahead mask, and every position in self-attention",
+        tr(
+            "one position moves only itself in the feed-forward block, itself and later ones under "
+            "the look-ahead mask, and every position in self-attention"
+        ),
         "",
     )

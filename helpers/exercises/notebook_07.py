@@ -10,6 +10,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from helpers.display.language import tr
 from helpers.exercises import as_number, call_solution, on_cpu, tensor_problem, verdict
 from helpers.model.sublayers import ResidualSublayer
 
@@ -29,39 +30,43 @@ def check_rms_norm(rms_norm: Callable) -> None:
     expected = F.rms_norm(x, (8,), gain, eps)
     result, problem = call_solution(rms_norm, x.clone(), gain.clone(), eps)
     if problem is None:
-        problem = tensor_problem(result, expected, "the normalised x")
+        problem = tensor_problem(result, expected, tr("the normalised x"))
     if problem is not None:
         return verdict(False, "", problem)
     result = on_cpu(result)
     if _close(result, expected):
-        return verdict(True, "rms_norm matches F.rms_norm: x / RMS(x) times the gain", "")
+        return verdict(True, tr("rms_norm matches F.rms_norm: x / RMS(x) times the gain"), "")
 
     centred = x - x.mean(-1, keepdim=True)
     rms = torch.sqrt(x.pow(2).mean(-1, keepdim=True) + eps)
     mistakes = [
         (
             gain * centred / torch.sqrt(centred.pow(2).mean(-1, keepdim=True) + eps),
-            "you subtracted the mean: that is LayerNorm; RMSNorm divides x itself by its root mean square",
+            tr(
+                "you subtracted the mean: that is LayerNorm; RMSNorm divides x itself by its root mean square"
+            ),
         ),
-        (x / rms, "almost: multiply by the gain"),
+        (x / rms, tr("almost: multiply by the gain")),
         (
             gain * x / (x.pow(2).mean(-1, keepdim=True).sqrt() + eps),
-            "eps goes inside the square root: sqrt(mean(x**2) + eps)",
+            tr("eps goes inside the square root: sqrt(mean(x**2) + eps)"),
         ),
         (
             gain * x / torch.sqrt(x.pow(2).mean(0, keepdim=True) + eps),
-            "normalise over the last dimension (the features of one position), dim=-1",
+            tr("normalise over the last dimension (the features of one position), dim=-1"),
         ),
         (
             gain * x / torch.sqrt(x.pow(2).sum(-1, keepdim=True) + eps),
-            "use the mean of x**2 over the features, not the sum",
+            tr("use the mean of x**2 over the features, not the sum"),
         ),
     ]
     for wrong, message in mistakes:
         if _close(result, wrong):
             return verdict(False, "", message)
     return verdict(
-        False, "", "wrong values: expected gain * x / sqrt(mean(x**2, dim=-1, keepdim=True) + eps)"
+        False,
+        "",
+        tr("wrong values: expected gain * x / sqrt(mean(x**2, dim=-1, keepdim=True) + eps)"),
     )
 
 
@@ -73,32 +78,46 @@ def check_dropout_moments(dropout_moments: Callable) -> None:
         if problem is not None:
             return verdict(False, "", problem)
         if not isinstance(result, (tuple, list)) or len(result) != 2:
-            return verdict(False, "", f"expected a pair (mean, variance), got {result!r}")
+            return verdict(
+                False,
+                "",
+                tr("expected a pair (mean, variance), got {result!r}").format(result=result),
+            )
         mean, variance = as_number(result[0]), as_number(result[1])
         if mean is None or variance is None:
-            return verdict(False, "", f"expected two numbers (mean, variance), got {result!r}")
+            return verdict(
+                False,
+                "",
+                tr("expected two numbers (mean, variance), got {result!r}").format(result=result),
+            )
         if abs(mean - exact_mean) > 0.01:
             if abs(mean - (1 - p)) < 0.01:
-                message = "the mean is 1 - p only without the 1/(1 - p) scaling; inverted dropout keeps it at 1"
-            else:
-                message = (
-                    f"for p={p} the mean should be 1 (the expectation is preserved), got {mean:.4f}"
+                message = tr(
+                    "the mean is 1 - p only without the 1/(1 - p) scaling; inverted dropout keeps it at 1"
                 )
+            else:
+                message = tr(
+                    "for p={p} the mean should be 1 (the expectation is preserved), got {mean:.4f}"
+                ).format(p=p, mean=mean)
             return verdict(False, "", message)
         if abs(variance - exact_variance) > 0.01 * exact_variance:
             if abs(variance - p * (1 - p)) < 1e-3:
-                message = "p(1 - p) is the variance of the mask m; dividing by 1 - p divides it by (1 - p)**2"
-            elif abs(variance - p) < 1e-3:
-                message = "p is not it: Var[m] = p(1 - p), then divide by (1 - p)**2"
-            else:
-                message = (
-                    f"for p={p} the variance should be {exact_variance:.4f}, got {variance:.4f}"
+                message = tr(
+                    "p(1 - p) is the variance of the mask m; dividing by 1 - p divides it by (1 - p)**2"
                 )
+            elif abs(variance - p) < 1e-3:
+                message = tr("p is not it: Var[m] = p(1 - p), then divide by (1 - p)**2")
+            else:
+                message = tr(
+                    "for p={p} the variance should be {expected:.4f}, got {variance:.4f}"
+                ).format(p=p, expected=exact_variance, variance=variance)
             return verdict(False, "", message)
     return verdict(
         True,
-        "mean 1 and variance p/(1 - p): 0.1111 for p = 0.1, 1 for p = 0.5; dropout keeps the mean, "
-        "not the spread",
+        tr(
+            "mean 1 and variance p/(1 - p): 0.1111 for p = 0.1, 1 for p = 0.5; dropout keeps the mean, "
+            "not the spread"
+        ),
         "",
     )
 
@@ -133,7 +152,9 @@ def check_sublayer_step(sublayer_step: Callable) -> None:
                         norm_first,
                     )
                 if problem is None:
-                    problem = tensor_problem(result, expected, f"the {placement} output")
+                    problem = tensor_problem(
+                        result, expected, tr("the {placement} output").format(placement=placement)
+                    )
                 if problem is not None:
                     return verdict(False, "", problem)
                 result = on_cpu(result)
@@ -153,27 +174,37 @@ def check_sublayer_step(sublayer_step: Callable) -> None:
                         return verdict(
                             False,
                             "",
-                            f"norm_first={norm_first} is {placement}, but you computed the other "
-                            "placement: Post-LN normalises after the add, Pre-LN before the sublayer",
+                            tr(
+                                "norm_first={norm_first} is {placement}, but you computed the other "
+                                "placement: Post-LN normalises after the add, Pre-LN before the sublayer"
+                            ).format(norm_first=norm_first, placement=placement),
                         )
                     if _close(result, no_residual):
                         return verdict(
-                            False, "", f"{placement}: the residual x is missing; add x back"
+                            False,
+                            "",
+                            tr("{placement}: the residual x is missing; add x back").format(
+                                placement=placement
+                            ),
                         )
                     return verdict(
                         False,
                         "",
-                        f"{placement}, eval mode: wrong values; Post-LN is norm(x + sublayer(x)), "
-                        "Pre-LN is x + sublayer(norm(x))",
+                        tr(
+                            "{placement}, eval mode: wrong values; Post-LN is norm(x + sublayer(x)), "
+                            "Pre-LN is x + sublayer(norm(x))"
+                        ).format(placement=placement),
                     )
                 return verdict(
                     False,
                     "",
-                    f"{placement} is right in eval mode but not in training mode: apply dropout "
-                    "once, to the sublayer's output only, before adding x",
+                    tr(
+                        "{placement} is right in eval mode but not in training mode: apply dropout "
+                        "once, to the sublayer's output only, before adding x"
+                    ).format(placement=placement),
                 )
     return verdict(
         True,
-        "sublayer_step matches ResidualSublayer in both placements, with and without dropout",
+        tr("sublayer_step matches ResidualSublayer in both placements, with and without dropout"),
         "",
     )

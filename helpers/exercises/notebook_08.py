@@ -9,6 +9,7 @@ from collections.abc import Callable
 
 import torch
 
+from helpers.display.language import tr
 from helpers.exercises import call_solution, count_parameters, on_cpu, verdict
 from helpers.model.encoder import Encoder, EncoderLayer
 from helpers.model.masks import padding_mask
@@ -32,33 +33,53 @@ def check_encoder_layer_forward(encoder_layer_forward: Callable) -> None:
                     return verdict(
                         False,
                         "",
-                        "return only the output tensor, not a tuple (the attention returns a pair: "
-                        "keep its first element)",
+                        tr(
+                            "return only the output tensor, not a tuple (the attention returns a pair: "
+                            "keep its first element)"
+                        ),
                     )
                 if not isinstance(result, torch.Tensor) or result.shape != expected.shape:
                     shape = tuple(result.shape) if isinstance(result, torch.Tensor) else None
                     return verdict(
                         False,
                         "",
-                        f"{name}: expected a tensor of shape {tuple(expected.shape)} like x, "
-                        f"got {type(result).__name__} {shape or ''}".rstrip(),
+                        tr("{name}: expected a tensor of shape {shape} like x, got {type} {got}")
+                        .format(
+                            name=name,
+                            shape=tuple(expected.shape),
+                            type=type(result).__name__,
+                            got=shape or "",
+                        )
+                        .rstrip(),
                     )
                 if not torch.allclose(on_cpu(result).float(), expected, atol=1e-5, rtol=1e-5):
                     hint = (
-                        "Post-LN normalises after the residual addition: norm(x + sublayer(x))"
+                        tr("Post-LN normalises after the residual addition: norm(x + sublayer(x))")
                         if not norm_first
-                        else "Pre-LN normalises what the sublayer reads and adds to the "
-                        "un-normalised x: x + sublayer(norm(x))"
+                        else tr(
+                            "Pre-LN normalises what the sublayer reads and adds to the "
+                            "un-normalised x: x + sublayer(norm(x))"
+                        )
                     )
-                    return verdict(False, "", f"{name} layer: your output differs. {hint}")
+                    return verdict(
+                        False,
+                        "",
+                        tr("{name} layer: your output differs. {hint}").format(
+                            name=name, hint=hint
+                        ),
+                    )
         return verdict(
             True,
-            "your layer matches EncoderLayer in Post-LN and in Pre-LN",
+            tr("your layer matches EncoderLayer in Post-LN and in Pre-LN"),
             "",
         )
     except Exception as error:  # a check reports, it never crashes the notebook
         return verdict(
-            False, "", f"the check could not run your answer: {type(error).__name__}: {error}"
+            False,
+            "",
+            tr("the check could not run your answer: {error}: {message}").format(
+                error=type(error).__name__, message=error
+            ),
         )
 
 
@@ -92,7 +113,11 @@ def check_encoder_parameter_count(encoder_parameter_count: Callable) -> None:
                     if isinstance(result, float) and result.is_integer():
                         result = int(result)
                     else:
-                        return verdict(False, "", f"expected an int, got {type(result).__name__}")
+                        return verdict(
+                            False,
+                            "",
+                            tr("expected an int, got {type}").format(type=type(result).__name__),
+                        )
                 if result == expected:
                     continue
                 name = (
@@ -101,26 +126,38 @@ def check_encoder_parameter_count(encoder_parameter_count: Callable) -> None:
                 )
                 difference = result - expected
                 if difference == -2 * d_model and norm_first:
-                    hint = "Pre-LN has one more LayerNorm at the end of the stack (2·d_model)"
+                    hint = tr("Pre-LN has one more LayerNorm at the end of the stack (2·d_model)")
                 elif difference == 2 * d_model and not norm_first:
-                    hint = "Post-LN has no final LayerNorm: its layers already end with one"
+                    hint = tr("Post-LN has no final LayerNorm: its layers already end with one")
                 elif difference == -vocab_size * d_model:
-                    hint = "did you forget the embedding table (vocab_size · d_model)?"
+                    hint = tr("did you forget the embedding table (vocab_size · d_model)?")
                 elif difference % n_layers == 0 and difference != 0:
-                    hint = "the per-layer count is off: check the attention, feed-forward and two norms"
+                    hint = tr(
+                        "the per-layer count is off: check the attention, feed-forward and two norms"
+                    )
                 else:
-                    hint = "count the embedding, N layers and the final norm of Pre-LN"
+                    hint = tr("count the embedding, N layers and the final norm of Pre-LN")
                 return verdict(
-                    False, "", f"for {name}: expected {expected:,}, got {result:,}. {hint}"
+                    False,
+                    "",
+                    tr("for {name}: expected {expected:,}, got {result:,}. {hint}").format(
+                        name=name, expected=expected, result=result, hint=hint
+                    ),
                 )
         return verdict(
             True,
-            f"your formula matches Encoder in all {len(cases)} configurations, Post-LN and Pre-LN",
+            tr(
+                "your formula matches Encoder in all {count} configurations, Post-LN and Pre-LN"
+            ).format(count=len(cases)),
             "",
         )
     except Exception as error:
         return verdict(
-            False, "", f"the check could not run your answer: {type(error).__name__}: {error}"
+            False,
+            "",
+            tr("the check could not run your answer: {error}: {message}").format(
+                error=type(error).__name__, message=error
+            ),
         )
 
 
@@ -135,25 +172,37 @@ def check_matching_embedding_std(matching_embedding_std: Callable) -> None:
             if isinstance(result, torch.Tensor) and result.numel() == 1:
                 result = result.item()
             if not isinstance(result, (int, float)) or isinstance(result, bool):
-                return verdict(False, "", f"expected a number, got {type(result).__name__}")
+                return verdict(
+                    False,
+                    "",
+                    tr("expected a number, got {type}").format(type=type(result).__name__),
+                )
             if abs(result - expected) <= 0.03 * expected:
                 continue
             if abs(result - d_model**-0.5) <= 0.03 * d_model**-0.5:
-                hint = (
+                hint = tr(
                     "that is the N(0, 1/d_model) initialisation, which gives a ratio of sqrt(2): "
                     "a row of PE has norm sqrt(d_model / 2), not sqrt(d_model)"
                 )
             else:
-                hint = "solve sigma · sqrt(d_model) · sqrt(d_model) = sqrt(d_model / 2) for sigma"
+                hint = tr(
+                    "solve sigma · sqrt(d_model) · sqrt(d_model) = sqrt(d_model / 2) for sigma"
+                )
             return verdict(
                 False,
                 "",
-                f"d_model={d_model}: expected about {expected:.4f}, got {result:.4f}. {hint}",
+                tr(
+                    "d_model={d_model}: expected about {expected:.4f}, got {result:.4f}. {hint}"
+                ).format(d_model=d_model, expected=expected, result=result, hint=hint),
             )
         return verdict(
-            True, "σ = 1/sqrt(2·d_model): scaled tokens and positions are equally long", ""
+            True, tr("σ = 1/sqrt(2·d_model): scaled tokens and positions are equally long"), ""
         )
     except Exception as error:
         return verdict(
-            False, "", f"the check could not run your answer: {type(error).__name__}: {error}"
+            False,
+            "",
+            tr("the check could not run your answer: {error}: {message}").format(
+                error=type(error).__name__, message=error
+            ),
         )

@@ -8,6 +8,7 @@ from collections.abc import Callable
 
 import torch
 
+from helpers.display.language import tr
 from helpers.exercises import call_solution, count_parameters, on_cpu, verdict
 from helpers.model.decoder import Decoder, DecoderLayer
 from helpers.model.masks import look_ahead_mask, padding_mask
@@ -26,28 +27,44 @@ def check_decoder_layer_parameters(decoder_layer_parameters: Callable) -> None:
                 if isinstance(result, float) and result.is_integer():
                     result = int(result)
                 if not isinstance(result, int) or isinstance(result, bool):
-                    return verdict(False, "", f"expected an int, got {type(result).__name__}")
+                    return verdict(
+                        False,
+                        "",
+                        tr("expected an int, got {type}").format(type=type(result).__name__),
+                    )
                 if result == expected:
                     continue
                 difference = expected - result
                 attention = 4 * d_model**2 + 4 * d_model
                 if difference == attention:
-                    hint = "a decoder layer has two attentions: masked self-attention and cross-attention"
+                    hint = tr(
+                        "a decoder layer has two attentions: masked self-attention and cross-attention"
+                    )
                 elif difference == 2 * d_model:
-                    hint = "a decoder layer has three layer norms, one per sublayer"
+                    hint = tr("a decoder layer has three layer norms, one per sublayer")
                 elif difference == attention + 2 * d_model:
-                    hint = "the cross-attention sublayer brings an attention and a layer norm"
+                    hint = tr("the cross-attention sublayer brings an attention and a layer norm")
                 else:
-                    hint = "count two attentions, one feed-forward network and three layer norms"
+                    hint = tr(
+                        "count two attentions, one feed-forward network and three layer norms"
+                    )
                 return verdict(
                     False,
                     "",
-                    f"d_model={d_model}, d_ff={d_ff}: expected {expected:,}, got {result:,}. {hint}",
+                    tr(
+                        "d_model={d_model}, d_ff={d_ff}: expected {expected:,}, got {result:,}. {hint}"
+                    ).format(
+                        d_model=d_model, d_ff=d_ff, expected=expected, result=result, hint=hint
+                    ),
                 )
-        return verdict(True, "your formula matches DecoderLayer for every size tried", "")
+        return verdict(True, tr("your formula matches DecoderLayer for every size tried"), "")
     except Exception as error:  # a check reports, it never crashes the notebook
         return verdict(
-            False, "", f"the check could not run your answer: {type(error).__name__}: {error}"
+            False,
+            "",
+            tr("the check could not run your answer: {error}: {message}").format(
+                error=type(error).__name__, message=error
+            ),
         )
 
 
@@ -69,7 +86,9 @@ def check_decode_without_cache(decode_without_cache: Callable) -> None:
                 return verdict(
                     False,
                     "",
-                    "return only the outputs tensor (the decoder returns a triple: keep its first element)",
+                    tr(
+                        "return only the outputs tensor (the decoder returns a triple: keep its first element)"
+                    ),
                 )
             if not isinstance(result, torch.Tensor) or result.shape != expected.shape:
                 shape = (
@@ -80,29 +99,43 @@ def check_decode_without_cache(decode_without_cache: Callable) -> None:
                 return verdict(
                     False,
                     "",
-                    f"expected shape (batch, tgt_len, d_model) = {tuple(expected.shape)}, got {shape}",
+                    tr("expected shape (batch, tgt_len, d_model) = {shape}, got {got}").format(
+                        shape=tuple(expected.shape), got=shape
+                    ),
                 )
             result = on_cpu(result)
             if torch.allclose(result[:, :1], expected[:, :1], atol=1e-5) and not torch.allclose(
                 result, expected, atol=1e-5
             ):
-                hint = (
+                hint = tr(
                     "position 0 is right but later ones are not: keep the LAST output of each "
                     "prefix (output[:, -1:]) and use a look-ahead mask of the prefix's length"
                 )
             else:
-                hint = "run the decoder on tgt[:, : t + 1] with look_ahead_mask(t + 1) for each t"
+                hint = tr(
+                    "run the decoder on tgt[:, : t + 1] with look_ahead_mask(t + 1) for each t"
+                )
             if not torch.allclose(result, expected, atol=1e-5, rtol=1e-5):
-                return verdict(False, "", f"your outputs differ from the parallel pass. {hint}")
+                return verdict(
+                    False,
+                    "",
+                    tr("your outputs differ from the parallel pass. {hint}").format(hint=hint),
+                )
         return verdict(
             True,
-            "prefix by prefix gives the parallel pass's output: 1 + 2 + ... + tgt_len positions "
-            "processed, against tgt_len with a cache",
+            tr(
+                "prefix by prefix gives the parallel pass's output: 1 + 2 + ... + tgt_len positions "
+                "processed, against tgt_len with a cache"
+            ),
             "",
         )
     except Exception as error:
         return verdict(
-            False, "", f"the check could not run your answer: {type(error).__name__}: {error}"
+            False,
+            "",
+            tr("the check could not run your answer: {error}: {message}").format(
+                error=type(error).__name__, message=error
+            ),
         )
 
 
@@ -125,38 +158,68 @@ def check_torch_decoder_masks(torch_decoder_masks: Callable) -> None:
             return verdict(
                 False,
                 "",
-                f"expected a tuple of three masks ({', '.join(names)}), got {type(result).__name__}",
+                tr("expected a tuple of three masks ({names}), got {type}").format(
+                    names=", ".join(names), type=type(result).__name__
+                ),
             )
         for name, mask, wanted in zip(names, result, expected, strict=True):
             if not isinstance(mask, torch.Tensor):
-                return verdict(False, "", f"{name}: expected a tensor, got {type(mask).__name__}")
+                return verdict(
+                    False,
+                    "",
+                    tr("{name}: expected a tensor, got {type}").format(
+                        name=name, type=type(mask).__name__
+                    ),
+                )
             if mask.dtype != torch.bool:
-                return verdict(False, "", f"{name}: expected dtype torch.bool, got {mask.dtype}")
+                return verdict(
+                    False,
+                    "",
+                    tr("{name}: expected dtype torch.bool, got {dtype}").format(
+                        name=name, dtype=mask.dtype
+                    ),
+                )
             if mask.shape != wanted.shape:
                 return verdict(
                     False,
                     "",
-                    f"{name}: expected shape {tuple(wanted.shape)}, got {tuple(mask.shape)}",
+                    tr("{name}: expected shape {shape}, got {got}").format(
+                        name=name, shape=tuple(wanted.shape), got=tuple(mask.shape)
+                    ),
                 )
             mask = on_cpu(mask)
             if torch.equal(mask, ~wanted):
                 return verdict(
                     False,
                     "",
-                    f"{name} is inverted: PyTorch wants True where attention is NOT allowed",
+                    tr(
+                        "{name} is inverted: PyTorch wants True where attention is NOT allowed"
+                    ).format(name=name),
                 )
             if name == "tgt_mask" and torch.equal(mask, torch.ones(4, 4, dtype=torch.bool).triu()):
                 return verdict(
                     False,
                     "",
-                    "tgt_mask blocks the diagonal too: a position may attend to itself (triu with diagonal=1)",
+                    tr(
+                        "tgt_mask blocks the diagonal too: a position may attend to itself (triu with diagonal=1)"
+                    ),
                 )
             if not torch.equal(mask, wanted):
                 return verdict(
-                    False, "", f"{name} is not what PyTorch expects; check it on a small example"
+                    False,
+                    "",
+                    tr("{name} is not what PyTorch expects; check it on a small example").format(
+                        name=name
+                    ),
                 )
-        return verdict(True, "all three masks are in PyTorch's convention, True = not allowed", "")
+        return verdict(
+            True, tr("all three masks are in PyTorch's convention, True = not allowed"), ""
+        )
     except Exception as error:
         return verdict(
-            False, "", f"the check could not run your answer: {type(error).__name__}: {error}"
+            False,
+            "",
+            tr("the check could not run your answer: {error}: {message}").format(
+                error=type(error).__name__, message=error
+            ),
         )

@@ -11,6 +11,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from helpers.display.language import tr
 from helpers.exercises import call_solution, keeps_random_state, on_cpu, verdict
 from helpers.model.transformer import Transformer, TransformerConfig
 
@@ -38,10 +39,10 @@ def _distinct_embedding_parameters(model: Transformer) -> int:
 def check_embedding_parameters(function: Callable[[TransformerConfig], int]) -> None:
     """Exercise 1: embedding_parameters(config) for the three sharing settings."""
     cases = {
-        "no sharing (11 source, 13 target words)": _small_config(),
-        "target tying (11 source, 13 target words)": _small_config(tie_output_projection=True),
-        "three-way sharing (13 words)": _small_config(src_vocab_size=13, share_embeddings=True),
-        "no sharing, d_model=24": _small_config(d_model=24, n_heads=4),
+        tr("no sharing (11 source, 13 target words)"): _small_config(),
+        tr("target tying (11 source, 13 target words)"): _small_config(tie_output_projection=True),
+        tr("three-way sharing (13 words)"): _small_config(src_vocab_size=13, share_embeddings=True),
+        tr("no sharing, d_model=24"): _small_config(d_model=24, n_heads=4),
     }
     for name, config in cases.items():
         torch.manual_seed(0)
@@ -53,19 +54,31 @@ def check_embedding_parameters(function: Callable[[TransformerConfig], int]) -> 
             result = result.item()
         if not isinstance(result, int) or isinstance(result, bool):
             return verdict(
-                False, "", f"expected an int (a number of parameters), got {type(result).__name__}"
+                False,
+                "",
+                tr("expected an int (a number of parameters), got {type}").format(
+                    type=type(result).__name__
+                ),
             )
         if result != expected:
             hint = (
-                "a shared matrix counts once"
+                tr("a shared matrix counts once")
                 if config.share_embeddings or config.tie_output_projection
-                else "without sharing there are three matrices, two of them V_tgt x d_model"
+                else tr("without sharing there are three matrices, two of them V_tgt x d_model")
             )
             return verdict(
-                False, "", f"{name}: expected {expected:,} parameters, got {result:,} ({hint})"
+                False,
+                "",
+                tr("{name}: expected {expected:,} parameters, got {result:,} ({hint})").format(
+                    name=name, expected=expected, result=result, hint=hint
+                ),
             )
     return verdict(
-        True, f"embedding_parameters is right in all {len(cases)} settings, sharing included", ""
+        True,
+        tr("embedding_parameters is right in all {count} settings, sharing included").format(
+            count=len(cases)
+        ),
+        "",
     )
 
 
@@ -96,27 +109,41 @@ def check_is_causal(function: Callable[[nn.Module, torch.Tensor, torch.Tensor], 
     src = torch.randint(1, 11, (2, 5))
     tgt = torch.randint(1, 13, (2, 6))
     cases = [
-        ("our Transformer", model, True),
-        ("a model that reads ahead", _LooksAhead(model), False),
+        (tr("our Transformer"), model, True),
+        (tr("a model that reads ahead"), _LooksAhead(model), False),
     ]
     for name, candidate, expected in cases:
         result, problem = call_solution(function, candidate, src.clone(), tgt.clone())
         if problem is not None:
-            return verdict(False, "", f"on {name}: {problem}")
+            return verdict(False, "", tr("on {name}: {problem}").format(name=name, problem=problem))
         answer = _as_bool(result)
         if answer is None:
-            return verdict(False, "", f"expected True or False, got {type(result).__name__}")
+            return verdict(
+                False,
+                "",
+                tr("expected True or False, got {type}").format(type=type(result).__name__),
+            )
         if answer != expected:
             why = (
-                "its logits before position k do not change when later tokens change; "
-                "compare with a tolerance such as atol=1e-6, not exact equality"
+                tr(
+                    "its logits before position k do not change when later tokens change; "
+                    "compare with a tolerance such as atol=1e-6, not exact equality"
+                )
                 if expected
-                else "its logits at early positions change when the last tokens change: change "
-                "the tokens from k on and compare the logits before k"
+                else tr(
+                    "its logits at early positions change when the last tokens change: change "
+                    "the tokens from k on and compare the logits before k"
+                )
             )
-            return verdict(False, "", f"{name}: expected {expected}, got {answer} ({why})")
+            return verdict(
+                False,
+                "",
+                tr("{name}: expected {expected}, got {answer} ({why})").format(
+                    name=name, expected=expected, answer=answer, why=why
+                ),
+            )
     return verdict(
-        True, "is_causal accepts the Transformer and catches a model that looks ahead", ""
+        True, tr("is_causal accepts the Transformer and catches a model that looks ahead"), ""
     )
 
 
@@ -155,24 +182,37 @@ def check_cached_decode_logits(
     if problem is not None:
         return verdict(False, "", problem)
     if not isinstance(result, torch.Tensor):
-        return verdict(False, "", f"expected a tensor of logits, got {type(result).__name__}")
+        return verdict(
+            False,
+            "",
+            tr("expected a tensor of logits, got {type}").format(type=type(result).__name__),
+        )
     if result.shape != expected.shape:
         return verdict(
             False,
             "",
-            f"expected logits of shape {tuple(expected.shape)} (batch, tgt_len, tgt_vocab), "
-            f"got {tuple(result.shape)}",
+            tr("expected logits of shape {shape} (batch, tgt_len, tgt_vocab), got {got}").format(
+                shape=tuple(expected.shape), got=tuple(result.shape)
+            ),
         )
     if len(calls) != tgt.shape[1] or any(length != 1 or not cached for length, cached, _ in calls):
         return verdict(
             False,
             "",
-            f"expected {tgt.shape[1]} calls of model.decode with one position each and "
-            f"cache=..., got {len(calls)} call(s) with lengths {[length for length, _, _ in calls]}",
+            tr(
+                "expected {count} calls of model.decode with one position each and "
+                "cache=..., got {got} call(s) with lengths {lengths}"
+            ).format(
+                count=tgt.shape[1], got=len(calls), lengths=[length for length, _, _ in calls]
+            ),
         )
     if [start for _, _, start in calls] != list(range(tgt.shape[1])):
         return verdict(
-            False, "", f"expected start=0, 1, 2, ..., got {[start for _, _, start in calls]}"
+            False,
+            "",
+            tr("expected start=0, 1, 2, ..., got {starts}").format(
+                starts=[start for _, _, start in calls]
+            ),
         )
     result = on_cpu(result).float()
     if not torch.allclose(result, expected, atol=1e-5, rtol=0):
@@ -180,12 +220,15 @@ def check_cached_decode_logits(
         return verdict(
             False,
             "",
-            f"the logits differ from model(src, tgt) by up to {difference:.3g}: use one cache "
-            "for all steps, created once with model.decoder.new_cache()",
+            tr(
+                "the logits differ from model(src, tgt) by up to {difference:.3g}: use one cache "
+                "for all steps, created once with model.decoder.new_cache()"
+            ).format(difference=difference),
         )
     return verdict(
         True,
-        f"one position per call with a cache gives the logits of model(src, tgt), "
-        f"{tgt.shape[1]} steps",
+        tr(
+            "one position per call with a cache gives the logits of model(src, tgt), {count} steps"
+        ).format(count=tgt.shape[1]),
         "",
     )

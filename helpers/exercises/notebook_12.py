@@ -7,6 +7,7 @@ unfinished answer.
 import math
 from collections.abc import Callable
 
+from helpers.display.language import tr
 from helpers.exercises import as_number, call_solution, verdict
 
 
@@ -23,21 +24,32 @@ def check_length_penalty(function: Callable[[int, float], float]) -> None:
             return verdict(False, "", problem)
         value = as_number(result)
         if value is None:
-            return verdict(False, "", f"expected a number, got {type(result).__name__}")
+            return verdict(
+                False, "", tr("expected a number, got {type}").format(type=type(result).__name__)
+            )
         expected = _gnmt_penalty(length, alpha)
         if not math.isclose(value, expected, rel_tol=1e-6):
-            hint = "GNMT's penalty is ((5 + length) / 6) ** alpha"
+            hint = tr("GNMT's penalty is ((5 + length) / 6) ** alpha")
             if math.isclose(value, length**alpha, rel_tol=1e-6):
-                hint = "length ** alpha is the plain length normalisation; GNMT adds 5 and divides by 6"
+                hint = tr(
+                    "length ** alpha is the plain length normalisation; GNMT adds 5 and divides by 6"
+                )
             elif alpha == 0.0:
-                hint = "alpha = 0 means no penalty: anything to the power 0 is 1"
+                hint = tr("alpha = 0 means no penalty: anything to the power 0 is 1")
             return verdict(
                 False,
                 "",
-                f"length_penalty({length}, {alpha}): expected {expected:.4f}, got {value:.4f} ({hint})",
+                tr(
+                    "length_penalty({length}, {alpha}): expected {expected:.4f}, got {value:.4f} "
+                    "({hint})"
+                ).format(length=length, alpha=alpha, expected=expected, value=value, hint=hint),
             )
     return verdict(
-        True, f"length_penalty matches ((5 + |Y|) / 6)^alpha in all {len(cases)} cases", ""
+        True,
+        tr("length_penalty matches ((5 + |Y|) / 6)^alpha in all {count} cases").format(
+            count=len(cases)
+        ),
+        "",
     )
 
 
@@ -52,36 +64,54 @@ def check_decoder_positions(function: Callable[[int, int], tuple[int, int]]) -> 
             return verdict(
                 False,
                 "",
-                f"expected a pair (with_cache, without_cache), got {type(result).__name__}",
+                tr("expected a pair (with_cache, without_cache), got {type}").format(
+                    type=type(result).__name__
+                ),
             )
         values = [as_number(item) for item in result]
         if any(value is None for value in values):
-            return verdict(False, "", "expected two numbers (with_cache, without_cache)")
+            return verdict(False, "", tr("expected two numbers (with_cache, without_cache)"))
         with_cache, without_cache = values
         expected = (batch_size * n_steps, batch_size * n_steps * (n_steps + 1) // 2)
         if with_cache != expected[0]:
             return verdict(
                 False,
                 "",
-                f"decoder_positions({n_steps}, {batch_size}): with the cache expected "
-                f"{expected[0]}, got {with_cache:g} (each step feeds one new position per row)",
+                tr(
+                    "decoder_positions({n_steps}, {batch_size}): with the cache expected "
+                    "{expected}, got {got:g} (each step feeds one new position per row)"
+                ).format(
+                    n_steps=n_steps, batch_size=batch_size, expected=expected[0], got=with_cache
+                ),
             )
         if without_cache != expected[1]:
-            hint = "step t re-runs the decoder on all t positions of the prefix, t = 1 .. n_steps"
+            hint = tr(
+                "step t re-runs the decoder on all t positions of the prefix, t = 1 .. n_steps"
+            )
             if without_cache == batch_size * n_steps * n_steps:
-                hint = (
+                hint = tr(
                     "the prefix grows: step t has t positions, not n_steps, so the sum is n(n+1)/2"
                 )
             return verdict(
                 False,
                 "",
-                f"decoder_positions({n_steps}, {batch_size}): without the cache expected "
-                f"{expected[1]}, got {without_cache:g} ({hint})",
+                tr(
+                    "decoder_positions({n_steps}, {batch_size}): without the cache expected "
+                    "{expected}, got {got:g} ({hint})"
+                ).format(
+                    n_steps=n_steps,
+                    batch_size=batch_size,
+                    expected=expected[1],
+                    got=without_cache,
+                    hint=hint,
+                ),
             )
     return verdict(
         True,
-        f"decoder_positions is right in all {len(cases)} cases: n per row with the cache, "
-        "n(n+1)/2 without",
+        tr(
+            "decoder_positions is right in all {count} cases: n per row with the cache, "
+            "n(n+1)/2 without"
+        ).format(count=len(cases)),
         "",
     )
 
@@ -129,27 +159,34 @@ def check_best_hypothesis(
             return verdict(False, "", problem)
         if not isinstance(result, (list, tuple)) or not all(isinstance(t, str) for t in result):
             return verdict(
-                False, "", f"expected the winning list of tokens, got {type(result).__name__}"
+                False,
+                "",
+                tr("expected the winning list of tokens, got {type}").format(
+                    type=type(result).__name__
+                ),
             )
         expected = finished[answer][0]
         if list(result) != expected:
             raw_best = max(finished, key=lambda item: item[1])[0]
             longest = max(finished, key=lambda item: len(item[0]))[0]
             if list(result) == raw_best:
-                hint = "that is the best raw log-probability: divide each by lp(|Y|) first"
+                hint = tr("that is the best raw log-probability: divide each by lp(|Y|) first")
             elif list(result) == longest:
-                hint = "that is the longest hypothesis: compare log P / lp(|Y|), not lengths"
+                hint = tr("that is the longest hypothesis: compare log P / lp(|Y|), not lengths")
             else:
-                hint = "rank by log P / ((5 + |Y|) / 6) ** alpha, with |Y| counting </s>"
+                hint = tr("rank by log P / ((5 + |Y|) / 6) ** alpha, with |Y| counting </s>")
             return verdict(
                 False,
                 "",
-                f"with alpha={alpha} expected {' '.join(expected)!r}, got "
-                f"{' '.join(result)!r} ({hint})",
+                tr("with alpha={alpha} expected {expected!r}, got {got!r} ({hint})").format(
+                    alpha=alpha, expected=" ".join(expected), got=" ".join(result), hint=hint
+                ),
             )
     return verdict(
         True,
-        f"best_hypothesis picks the best length-normalised score in all {len(_FINISHED_CASES)} "
-        "cases (alpha 0, 0.6 and 1)",
+        tr(
+            "best_hypothesis picks the best length-normalised score in all {count} "
+            "cases (alpha 0, 0.6 and 1)"
+        ).format(count=len(_FINISHED_CASES)),
         "",
     )

@@ -10,6 +10,7 @@ import numpy as np
 import torch
 from torch.utils.flop_counter import FlopCounterMode
 
+from helpers.display.language import tr
 from helpers.exercises import call_solution, keeps_random_state, on_cpu, verdict
 from helpers.model.multi_head_attention import MultiHeadAttention
 
@@ -56,23 +57,41 @@ def check_causal_conv_layers(function: Callable[[int, int, bool], int]) -> None:
         answer = _as_int(result)
         if answer is None:
             return verdict(
-                False, "", f"expected an int (a number of layers), got {type(result).__name__}"
+                False,
+                "",
+                tr("expected an int (a number of layers), got {type}").format(
+                    type=type(result).__name__
+                ),
             )
         if answer != expected:
             hint = (
-                "layer l has dilation kernel_size**l and reaches (kernel_size - 1) * dilation back"
+                tr(
+                    "layer l has dilation kernel_size**l and reaches (kernel_size - 1) * dilation "
+                    "back"
+                )
                 if dilated
-                else "each causal layer reaches kernel_size - 1 positions back, not (k - 1) / 2"
+                else tr("each causal layer reaches kernel_size - 1 positions back, not (k - 1) / 2")
             )
             return verdict(
                 False,
                 "",
-                f"n={n}, kernel_size={kernel_size}, dilated={dilated}: expected {expected} "
-                f"layers, got {answer} ({hint})",
+                tr(
+                    "n={n}, kernel_size={kernel_size}, dilated={dilated}: expected {expected} "
+                    "layers, got {answer} ({hint})"
+                ).format(
+                    n=n,
+                    kernel_size=kernel_size,
+                    dilated=dilated,
+                    expected=expected,
+                    answer=answer,
+                    hint=hint,
+                ),
             )
     return verdict(
         True,
-        f"causal_conv_layers is right in all {len(cases)} cases, dilated and contiguous",
+        tr("causal_conv_layers is right in all {count} cases, dilated and contiguous").format(
+            count=len(cases)
+        ),
         "",
     )
 
@@ -92,33 +111,59 @@ def check_prefix_lm_mask(function: Callable[[int, int], torch.Tensor]) -> None:
         if problem is not None:
             return verdict(False, "", problem)
         if not isinstance(result, torch.Tensor):
-            return verdict(False, "", f"expected a bool tensor, got {type(result).__name__}")
+            return verdict(
+                False,
+                "",
+                tr("expected a bool tensor, got {type}").format(type=type(result).__name__),
+            )
         if result.dtype != torch.bool:
             return verdict(
-                False, "", f"expected dtype torch.bool (True = may attend), got {result.dtype}"
+                False,
+                "",
+                tr("expected dtype torch.bool (True = may attend), got {dtype}").format(
+                    dtype=result.dtype
+                ),
             )
         if result.shape != expected.shape:
             return verdict(
                 False,
                 "",
-                f"length={length}: expected shape {tuple(expected.shape)} (queries x keys), got "
-                f"{tuple(result.shape)}",
+                tr("length={length}: expected shape {shape} (queries x keys), got {got}").format(
+                    length=length, shape=tuple(expected.shape), got=tuple(result.shape)
+                ),
             )
         result = on_cpu(result)
         if not torch.equal(result, expected):
             wrong = (result != expected).nonzero()[0].tolist()
             query, key = wrong
-            should = "may" if expected[query, key] else "may not"
+            message = (
+                tr(
+                    "length={length}, prefix_length={prefix_length}: query {query} may attend "
+                    "to key {key}, your mask says {says}"
+                )
+                if expected[query, key]
+                else tr(
+                    "length={length}, prefix_length={prefix_length}: query {query} may not attend "
+                    "to key {key}, your mask says {says}"
+                )
+            )
             return verdict(
                 False,
                 "",
-                f"length={length}, prefix_length={prefix_length}: query {query} {should} attend "
-                f"to key {key}, your mask says {bool(result[query, key])}",
+                message.format(
+                    length=length,
+                    prefix_length=prefix_length,
+                    query=query,
+                    key=key,
+                    says=bool(result[query, key]),
+                ),
             )
     return verdict(
         True,
-        f"prefix_lm_mask is right for all {len(cases)} cases, from a pure look-ahead mask "
-        "(prefix 0) to a full one (prefix = length)",
+        tr(
+            "prefix_lm_mask is right for all {count} cases, from a pure look-ahead mask "
+            "(prefix 0) to a full one (prefix = length)"
+        ).format(count=len(cases)),
         "",
     )
 
@@ -147,27 +192,42 @@ def check_attention_flops(function: Callable[[int, int], int]) -> None:
             answer = int(result)
         if answer is None:
             return verdict(
-                False, "", f"expected an int (a number of FLOPs), got {type(result).__name__}"
+                False,
+                "",
+                tr("expected an int (a number of FLOPs), got {type}").format(
+                    type=type(result).__name__
+                ),
             )
         if answer != expected:
             if answer == 8 * n * d_model * d_model:
-                hint = "that is the four projections alone: add QK^T and weights @ V"
+                hint = tr("that is the four projections alone: add QK^T and weights @ V")
             elif 2 * answer == expected:
-                hint = "count 2 FLOPs per multiply-add"
+                hint = tr("count 2 FLOPs per multiply-add")
             else:
-                hint = (
+                hint = tr(
                     "four projections of 2 * n * d_model^2 FLOPs each, then QK^T and weights @ V "
                     "summed over the heads"
                 )
             return verdict(
                 False,
                 "",
-                f"n={n}, d_model={d_model} ({n_heads} heads): FlopCounterMode counts "
-                f"{expected:,} FLOPs, you said {answer:,} ({hint})",
+                tr(
+                    "n={n}, d_model={d_model} ({n_heads} heads): FlopCounterMode counts "
+                    "{expected:,} FLOPs, you said {answer:,} ({hint})"
+                ).format(
+                    n=n,
+                    d_model=d_model,
+                    n_heads=n_heads,
+                    expected=expected,
+                    answer=answer,
+                    hint=hint,
+                ),
             )
     return verdict(
         True,
-        f"attention_flops matches FlopCounterMode for all {len(cases)} sizes, whatever the "
-        "number of heads",
+        tr(
+            "attention_flops matches FlopCounterMode for all {count} sizes, whatever the "
+            "number of heads"
+        ).format(count=len(cases)),
         "",
     )

@@ -4,6 +4,7 @@ import math
 from collections.abc import Callable
 from functools import cache
 
+from helpers.display.language import tr
 from helpers.exercises import as_number, call_solution, verdict
 from helpers.text.bpe import BPETokenizer, train_bpe
 
@@ -30,21 +31,47 @@ def check_apply_merges(apply_merges: Callable) -> None:
         if isinstance(result, tuple):
             result = list(result)
         if not isinstance(result, list) or not all(isinstance(piece, str) for piece in result):
-            return verdict(False, "", f"expected a list of str, got {result!r}")
+            return verdict(
+                False, "", tr("expected a list of str, got {result!r}").format(result=result)
+            )
         expected = tokenizer.encode(word)
         if result != expected:
             if "".join(result) == word:
                 return verdict(
-                    False, "", f"{word!r}: the last piece must end with </w>, got {result}"
+                    False,
+                    "",
+                    tr("{word!r}: the last piece must end with </w>, got {result}").format(
+                        word=word, result=result
+                    ),
                 )
             if result == list(word[:-1]) + [word[-1] + "</w>"]:
-                return verdict(False, "", f"{word!r}: no merge was applied, got {result}")
+                return verdict(
+                    False,
+                    "",
+                    tr("{word!r}: no merge was applied, got {result}").format(
+                        word=word, result=result
+                    ),
+                )
             merges = set(tokenizer.merges)
             unjoined = [pair for pair in zip(result, result[1:], strict=False) if pair in merges]
-            note = f" (the merge {unjoined[0]} was not applied everywhere)" if unjoined else ""
-            return verdict(False, "", f"{word!r}: expected {expected}, got {result}{note}")
+            note = (
+                tr(" (the merge {merge} was not applied everywhere)").format(merge=unjoined[0])
+                if unjoined
+                else ""
+            )
+            return verdict(
+                False,
+                "",
+                tr("{word!r}: expected {expected}, got {result}{note}").format(
+                    word=word, expected=expected, result=result, note=note
+                ),
+            )
     return verdict(
-        True, f"apply_merges gives tokenizer.encode's pieces on all {len(WORDS)} words", ""
+        True,
+        tr("apply_merges gives tokenizer.encode's pieces on all {count} words").format(
+            count=len(WORDS)
+        ),
+        "",
     )
 
 
@@ -56,7 +83,7 @@ def check_pieces_per_word(pieces_per_word: Callable) -> None:
         result, problem = call_solution(pieces_per_word, tokenizer, list(SENTENCES))
         number = as_number(result) if problem is None else None
         if problem is None and number is None:
-            problem = f"expected a number, got {result!r}"
+            problem = tr("expected a number, got {result!r}").format(result=result)
         if problem is not None:
             return verdict(False, "", problem)
         pieces = sum(len(tokenizer.encode(sentence)) for sentence in SENTENCES)
@@ -67,9 +94,13 @@ def check_pieces_per_word(pieces_per_word: Callable) -> None:
                 return verdict(
                     False,
                     "",
-                    "inverted: divide the pieces by the words, not the words by the pieces",
+                    tr("inverted: divide the pieces by the words, not the words by the pieces"),
                 )
             return verdict(
-                False, "", f"vocab_size {vocab_size}: expected {expected:.4f}, got {number:.4f}"
+                False,
+                "",
+                tr("vocab_size {vocab_size}: expected {expected:.4f}, got {number:.4f}").format(
+                    vocab_size=vocab_size, expected=expected, number=number
+                ),
             )
-    return verdict(True, "pieces_per_word is right for 80 and 600 pieces", "")
+    return verdict(True, tr("pieces_per_word is right for 80 and 600 pieces"), "")

@@ -8,8 +8,9 @@ from functools import lru_cache
 import torch
 from matplotlib.figure import Figure
 
+from helpers.display.language import tr
 from helpers.display.plots import plot_heatmap, plot_heatmap_grid
-from helpers.explore.live import Explorer
+from helpers.explore.live import Explorer, kind_label
 from helpers.model.transformer import Transformer
 from helpers.pipeline.decoding import source_ids, tokenize, translate
 from helpers.text.vocab import Vocab
@@ -98,15 +99,16 @@ def attention_view(
 
 
 def draw_attention(view: dict) -> Figure:
-    title = f"{view['kind']}, layer {view['layer']}"
-    ylabel = "query" if view["kind"] == "encoder self" else "token predicted"
+    title = tr("{kind}, layer {layer}").format(kind=kind_label(view["kind"]), layer=view["layer"])
+    ylabel = tr("query") if view["kind"] == "encoder self" else tr("token predicted")
     if view["head"] == "all":
         fig = plot_heatmap_grid(view["chosen"][None], view["keys"], view["queries"], title=title)
         # The grid's one row is the chosen layer: label it "query", not "layer 0".
         fig.axes[0].set_ylabel(ylabel, fontsize=10)
         return fig
-    fig = plot_heatmap(view["chosen"], view["keys"], view["queries"], title=f"{title}, head {view['head']}",
-                       xlabel="key", ylabel=ylabel, vmin=0.0, vmax=1.0)  # fmt: skip
+    fig = plot_heatmap(view["chosen"], view["keys"], view["queries"],
+                       title=tr("{title}, head {head}").format(title=title, head=view["head"]),
+                       xlabel=tr("key"), ylabel=ylabel, vmin=0.0, vmax=1.0)  # fmt: skip
     return fig
 
 
@@ -115,15 +117,29 @@ def describe_attention(view: dict, max_rows: int = 12) -> str:
 
     For one head, its own weights; for all heads, their mean. At most max_rows rows are listed.
     """
-    unknown = ", ".join(view["unknown"]) if view["unknown"] else "none"
+    unknown = ", ".join(view["unknown"]) if view["unknown"] else tr("none")
     chosen = view["chosen"] if view["head"] != "all" else view["chosen"].mean(dim=0)
     strongest = chosen.argmax(dim=-1).tolist()
     pairs = [f"{q}→{view['keys'][k]}" for q, k in zip(view["queries"], strongest, strict=True)]
-    more = f", ... ({len(pairs) - max_rows} more)" if len(pairs) > max_rows else ""
-    which = "mean of all heads" if view["head"] == "all" else f"head {view['head']}"
-    return (
-        f"translation: {view['translation']}\nwords the model does not know: {unknown}\n"
-        f"each row looks most at ({which}): {', '.join(pairs[:max_rows])}{more}"
+    more = (
+        tr(", ... ({count} more)").format(count=len(pairs) - max_rows)
+        if len(pairs) > max_rows
+        else ""
+    )
+    which = (
+        tr("mean of all heads")
+        if view["head"] == "all"
+        else tr("head {head}").format(head=view["head"])
+    )
+    return tr(
+        "translation: {translation}\nwords the model does not know: {unknown}\n"
+        "each row looks most at ({which}): {pairs}{more}"
+    ).format(
+        translation=view["translation"],
+        unknown=unknown,
+        which=which,
+        pairs=", ".join(pairs[:max_rows]),
+        more=more,
     )
 
 
@@ -145,18 +161,20 @@ def explore_attention(
     n_layers, n_heads = model.config.n_layers, model.config.n_heads
     style = {"description_width": "70px"}
     controls = {
-        "sentence": widgets.Text(sentence, description="German", continuous_update=False,
+        "sentence": widgets.Text(sentence, description=tr("German"), continuous_update=False,
                                  layout=widgets.Layout(width="520px"), style=style),  # fmt: skip
-        "kind": widgets.ToggleButtons(options=KINDS, value="cross", description="kind", style=style),
-        "layer": widgets.IntSlider(n_layers - 1, min=0, max=n_layers - 1, description="layer", style=style),
-        "head": widgets.Dropdown(options=["all", *range(n_heads)], value="all", description="head", style=style),
+        "kind": widgets.ToggleButtons(options=[(kind_label(kind), kind) for kind in KINDS], value="cross",
+                                      description=tr("kind"), style=style),
+        "layer": widgets.IntSlider(n_layers - 1, min=0, max=n_layers - 1, description=tr("layer"), style=style),
+        "head": widgets.Dropdown(options=[(tr("all"), "all"), *((str(h), h) for h in range(n_heads))],
+                                 value="all", description=tr("head"), style=style),
     }  # fmt: skip
 
     def view(**settings) -> dict:
         return attention_view(source, **settings)
 
     explorer = Explorer(
-        controls, view, draw_attention, describe_attention, "Attention of the trained model"
+        controls, view, draw_attention, describe_attention, tr("Attention of the trained model")
     )
     if show:
         explorer.show()

@@ -8,6 +8,7 @@ import matplotlib.pyplot as plt
 import torch
 from matplotlib.figure import Figure
 
+from helpers.display.language import tr
 from helpers.display.plots import plot_heatmap
 from helpers.explore.live import Explorer
 from helpers.model.transformer import Transformer
@@ -95,21 +96,39 @@ def draw_decoding(view: dict) -> Figure:
     tree.set_ylim(-(2 * view["beam_size"]) + 0.5, 0.8)
     tree.set_axis_off()
     tree.set_title(
-        f"beam {view['beam_size']}, alpha {view['alpha']:g}: step {view['step']} of {view['n_steps'] - 1}"
-    )
+        tr("beam {beam_size}, alpha {alpha:g}: step {step} of {last}").format(
+            beam_size=view["beam_size"], alpha=view["alpha"], step=view["step"],
+            last=view["n_steps"] - 1,
+        )
+    )  # fmt: skip
     plot_heatmap(view["attention"][None], view["src_tokens"], [view["chosen"].split()[-1]],
-                 title="cross-attention of the newest token", ax=attention, vmin=0.0, vmax=1.0)  # fmt: skip
+                 title=tr("cross-attention of the newest token"), ax=attention, vmin=0.0, vmax=1.0)  # fmt: skip
     fig.tight_layout()
     return fig
 
 
+def _fate_label(fate: str) -> str:
+    """What became of a candidate ("live", "finished", "dropped"), in the notebook's language."""
+    return {"live": tr("live"), "finished": tr("finished"), "dropped": tr("dropped")}[fate]
+
+
 def describe_decoding(view: dict) -> str:
-    lines = [f"step {view['step']}: the {len(view['candidates'])} best extensions"]
+    lines = [
+        tr("step {step}: the {count} best extensions").format(
+            step=view["step"], count=len(view["candidates"])
+        )
+    ]
     for prefix, token, log_p, total, fate in view["candidates"]:
         lines.append(
-            f"  {(prefix + ' ' + token).strip():<40} log p {log_p:7.3f}  total {total:7.3f}  {fate}"
+            "  "
+            + tr("{candidate:<40} log p {log_p:7.3f}  total {total:7.3f}  {fate}").format(
+                candidate=(prefix + " " + token).strip(),
+                log_p=log_p,
+                total=total,
+                fate=_fate_label(fate),
+            )
         )
-    lines.append(f"final translation: {view['translation']}")
+    lines.append(tr("final translation: {translation}").format(translation=view["translation"]))
     return "\n".join(lines)
 
 
@@ -128,16 +147,16 @@ def explore_decoding(
     controls = {
         "sentence": widgets.Text(
             sentence,
-            description="German",
+            description=tr("German"),
             continuous_update=False,
             layout=widgets.Layout(width="520px"),
             style=style,
         ),  # fmt: skip
-        "beam_size": widgets.IntSlider(4, min=1, max=8, description="beam size", style=style),
+        "beam_size": widgets.IntSlider(4, min=1, max=8, description=tr("beam size"), style=style),
         "alpha": widgets.FloatSlider(
             0.6, min=0.0, max=2.0, step=0.1, description="alpha", style=style
         ),
-        "step": widgets.IntSlider(0, min=0, max=40, description="step", style=style),
+        "step": widgets.IntSlider(0, min=0, max=40, description=tr("step"), style=style),
     }
 
     def view(**settings) -> dict:
@@ -145,7 +164,9 @@ def explore_decoding(
         controls["step"].max = data["n_steps"] - 1
         return data
 
-    explorer = Explorer(controls, view, draw_decoding, describe_decoding, "Decoding, step by step")
+    explorer = Explorer(
+        controls, view, draw_decoding, describe_decoding, tr("Decoding, step by step")
+    )
     if show:
         explorer.show()
     return explorer

@@ -10,6 +10,19 @@ from typing import Any
 import matplotlib.pyplot as plt
 from matplotlib.figure import Figure
 
+from helpers.display.language import tr
+
+
+def kind_label(kind: str) -> str:
+    """A kind of attention ("encoder self", "decoder self", "cross": the key the explorers use)
+    as a student reads it, in the notebook's language."""
+    labels = {
+        "encoder self": tr("encoder self"),
+        "decoder self": tr("decoder self"),
+        "cross": tr("cross"),
+    }
+    return labels[kind]
+
 
 def figure_png(fig: Figure) -> bytes:
     """The figure as PNG bytes (then closed, so that it is not drawn a second time)."""

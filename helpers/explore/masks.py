@@ -6,8 +6,10 @@ import matplotlib.pyplot as plt
 import torch
 from matplotlib.figure import Figure
 
+from helpers.display.language import tr
 from helpers.display.plots import plot_heatmap
-from helpers.explore.live import Explorer
+from helpers.display.shapes import display_width, pad
+from helpers.explore.live import Explorer, kind_label
 from helpers.model.attention import scaled_dot_product_attention
 from helpers.model.masks import look_ahead_mask, padding_mask
 
@@ -61,30 +63,41 @@ def draw_masks(view: dict) -> Figure:
     fig, axes = plt.subplots(2, 3, figsize=(13.0, 7.5))
     tgt, src = view["tgt_tokens"], view["src_tokens"]
     panels = [
-        (view["padding"], tgt, tgt, "padding mask (decoder keys)"),
-        (view["look_ahead"], tgt, tgt, "look-ahead mask"),
-        (view["masks"]["decoder self"], tgt, tgt, "combined: decoder self"),
+        (view["padding"], tgt, tgt, tr("padding mask (decoder keys)")),
+        (view["look_ahead"], tgt, tgt, tr("look-ahead mask")),
+        (view["masks"]["decoder self"], tgt, tgt, tr("combined: decoder self")),
     ]
     for ax, (mask, xs, ys, title) in zip(axes[0], panels, strict=True):
-        plot_heatmap(mask.float(), xs, ys, title=title, xlabel="key", ylabel="query", ax=ax,
+        plot_heatmap(mask.float(), xs, ys, title=title, xlabel=tr("key"), ylabel=tr("query"), ax=ax,
                      cmap="Greys", vmin=0.0, vmax=1.0, colorbar=False)  # fmt: skip
     for ax, kind in zip(axes[1], ("encoder self", "decoder self", "cross"), strict=True):
         keys = src if kind != "decoder self" else tgt
         queries = src if kind == "encoder self" else tgt
-        plot_heatmap(view["weights"][kind], keys, queries, title=f"weights: {kind}",
-                     xlabel="key", ylabel="query", ax=ax, vmin=0.0, vmax=1.0)  # fmt: skip
+        plot_heatmap(view["weights"][kind], keys, queries,
+                     title=tr("weights: {kind}").format(kind=kind_label(kind)),
+                     xlabel=tr("key"), ylabel=tr("query"), ax=ax, vmin=0.0, vmax=1.0)  # fmt: skip
     fig.tight_layout()
     return fig
 
 
 def describe_masks(view: dict) -> str:
     lines = []
+    # The kinds in one column: 13 wide in English, wider for wider (Chinese) names.
+    width = max(13, 1 + max(display_width(kind_label(kind)) for kind in view["masks"]))
     for kind, mask in view["masks"].items():
         weights = view["weights"][kind]
         leaked = float(weights.masked_fill(mask, 0.0).abs().max())
         lines.append(
-            f"{kind:<13} allowed pairs {int(mask.sum()):>3}/{mask.numel():<3} "
-            f"weight on masked keys {leaked:.1f}  rows summing to 1: {int(weights.sum(-1).round().sum())}"
+            tr(
+                "{kind} allowed pairs {allowed:>3}/{pairs:<3} weight on masked keys {leaked:.1f}  "
+                "rows summing to 1: {rows}"
+            ).format(
+                kind=pad(kind_label(kind), width),
+                allowed=int(mask.sum()),
+                pairs=mask.numel(),
+                leaked=leaked,
+                rows=int(weights.sum(-1).round().sum()),
+            )
         )
     return "\n".join(lines)
 
@@ -97,13 +110,17 @@ def explore_masks(
 
     style = {"description_width": "90px"}
     controls = {
-        "src_len": widgets.IntSlider(src_len, min=1, max=12, description="source len", style=style),
-        "tgt_len": widgets.IntSlider(tgt_len, min=1, max=12, description="target len", style=style),
+        "src_len": widgets.IntSlider(
+            src_len, min=1, max=12, description=tr("source len"), style=style
+        ),
+        "tgt_len": widgets.IntSlider(
+            tgt_len, min=1, max=12, description=tr("target len"), style=style
+        ),
         "src_pad": widgets.IntSlider(
-            src_pad, min=0, max=src_len - 1, description="source pad", style=style
+            src_pad, min=0, max=src_len - 1, description=tr("source pad"), style=style
         ),
         "tgt_pad": widgets.IntSlider(
-            tgt_pad, min=0, max=tgt_len - 1, description="target pad", style=style
+            tgt_pad, min=0, max=tgt_len - 1, description=tr("target pad"), style=style
         ),
     }
 
@@ -113,7 +130,7 @@ def explore_masks(
 
     controls["src_len"].observe(keep_in_range, names="value")
     controls["tgt_len"].observe(keep_in_range, names="value")
-    explorer = Explorer(controls, masks_view, draw_masks, describe_masks, "Masks")
+    explorer = Explorer(controls, masks_view, draw_masks, describe_masks, tr("Masks"))
     if show:
         explorer.show()
     return explorer

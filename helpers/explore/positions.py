@@ -8,6 +8,7 @@ import matplotlib.pyplot as plt
 import torch
 from matplotlib.figure import Figure
 
+from helpers.display.language import tr
 from helpers.display.plots import plot_heatmap
 from helpers.explore.live import Explorer
 from helpers.model.embeddings import sinusoidal_table
@@ -65,26 +66,31 @@ def draw_positions(view: dict) -> Figure:
         view["table"].float(),
         x_labels=None,
         y_labels=None,
-        title=f"PE table, d_model={view['d_model']}",
-        xlabel="dimension",
-        ylabel="position",
+        title=tr("PE table, d_model={d_model}").format(d_model=view["d_model"]),
+        xlabel=tr("dimension"),
+        ylabel=tr("position"),
         ax=axes[0],
         cmap="RdBu_r",
         vmin=-1.0,
         vmax=1.0,
     )
     pair, positions = view["pair"], torch.arange(view["positions"])
-    axes[1].plot(positions, view["sin"], label=f"dim {2 * pair} (sin)")
-    axes[1].plot(positions, view["cos"], label=f"dim {2 * pair + 1} (cos)")
-    axes[1].axvline(view["offset"], color="grey", linestyle=":", label=f"offset k={view['offset']}")
-    axes[1].set_title(f"pair i={pair}: wavelength {2 * math.pi / view['frequency']:.1f} positions")
-    axes[1].set_xlabel("position")
+    axes[1].plot(positions, view["sin"], label=tr("dim {dim} (sin)").format(dim=2 * pair))
+    axes[1].plot(positions, view["cos"], label=tr("dim {dim} (cos)").format(dim=2 * pair + 1))
+    axes[1].axvline(view["offset"], color="grey", linestyle=":",
+                    label=tr("offset k={offset}").format(offset=view["offset"]))  # fmt: skip
+    axes[1].set_title(
+        tr("pair i={pair}: wavelength {wavelength:.1f} positions").format(
+            pair=pair, wavelength=2 * math.pi / view["frequency"]
+        )
+    )
+    axes[1].set_xlabel(tr("position"))
     axes[1].legend(loc="lower left", fontsize=8)
     plot_heatmap(
         view["dot_products"].float(),
         title="PE[p] · PE[q]",
-        xlabel="position q",
-        ylabel="position p",
+        xlabel=tr("position q"),
+        ylabel=tr("position p"),
         ax=axes[2],
     )
     fig.tight_layout()
@@ -93,11 +99,17 @@ def draw_positions(view: dict) -> Figure:
 
 def describe_positions(view: dict) -> str:
     angle = view["frequency"] * view["offset"]
-    holds = "holds" if view["rotation_error"] < 1e-5 else "FAILS"
-    return (
-        f"pair i={view['pair']}: frequency {view['frequency']:.4f} rad/position; offset "
-        f"k={view['offset']} rotates (sin, cos) by {angle:.4f} rad; "
-        f"R(k) PE[p] = PE[p+k] {holds} for every p (within 1e-5)"
+    holds = tr("holds") if view["rotation_error"] < 1e-5 else tr("FAILS")
+    return tr(
+        "pair i={pair}: frequency {frequency:.4f} rad/position; offset "
+        "k={offset} rotates (sin, cos) by {angle:.4f} rad; "
+        "R(k) PE[p] = PE[p+k] {holds} for every p (within 1e-5)"
+    ).format(
+        pair=view["pair"],
+        frequency=view["frequency"],
+        offset=view["offset"],
+        angle=angle,
+        holds=holds,
     )
 
 
@@ -113,13 +125,13 @@ def explore_positions(
             d_model, min=8, max=256, step=8, description="d_model", style=style
         ),
         "positions": widgets.IntSlider(
-            positions, min=10, max=200, step=10, description="positions", style=style
+            positions, min=10, max=200, step=10, description=tr("positions"), style=style
         ),
         "pair": widgets.IntSlider(
-            pair, min=0, max=d_model // 2 - 1, description="pair i", style=style
+            pair, min=0, max=d_model // 2 - 1, description=tr("pair i"), style=style
         ),
         "offset": widgets.IntSlider(
-            offset, min=0, max=positions - 1, description="offset k", style=style
+            offset, min=0, max=positions - 1, description=tr("offset k"), style=style
         ),
     }
 
@@ -130,7 +142,7 @@ def explore_positions(
     controls["d_model"].observe(keep_in_range, names="value")
     controls["positions"].observe(keep_in_range, names="value")
     explorer = Explorer(
-        controls, positions_view, draw_positions, describe_positions, "Positional encoding"
+        controls, positions_view, draw_positions, describe_positions, tr("Positional encoding")
     )
     if show:
         explorer.show()

@@ -6,6 +6,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
 
+from helpers.display.language import tr
 from helpers.explore.live import Explorer
 from helpers.pipeline.training import warmup_lambda
 
@@ -39,19 +40,21 @@ def draw_schedule(view: dict) -> Figure:
     fig, ax = plt.subplots(figsize=(7.0, 3.6))
     ax.plot(view["steps"], view["rates"])
     ax.axvline(view["warmup_steps"], color="grey", linestyle=":", label="warmup_steps")
-    ax.plot([view["peak_step"]], [view["peak_rate"]], "o", color="C3", label="peak")
+    ax.plot([view["peak_step"]], [view["peak_rate"]], "o", color="C3", label=tr("peak"))
     ax.set_title(
         f"d_model={view['d_model']}, warmup={view['warmup_steps']}, factor={view['factor']:g}"
     )
-    ax.set_xlabel("step")
-    ax.set_ylabel("learning rate")
+    ax.set_xlabel(tr("step"))
+    ax.set_ylabel(tr("learning rate"))
     ax.legend()
     fig.tight_layout()
     return fig
 
 
 def describe_schedule(view: dict) -> str:
-    return f"peak learning rate {view['peak_rate']:.6f} at step {view['peak_step']}"
+    return tr("peak learning rate {rate:.6f} at step {step}").format(
+        rate=view["peak_rate"], step=view["peak_step"]
+    )
 
 
 def explore_schedule(
@@ -70,14 +73,14 @@ def explore_schedule(
             warmup_steps, min=100, max=10000, step=100, description="warmup_steps", style=style
         ),
         "factor": widgets.FloatSlider(
-            factor, min=0.1, max=3.0, step=0.1, description="factor", style=style
+            factor, min=0.1, max=3.0, step=0.1, description=tr("factor"), style=style
         ),
         "steps": widgets.IntSlider(
-            steps, min=1000, max=50000, step=1000, description="steps", style=style
+            steps, min=1000, max=50000, step=1000, description=tr("steps"), style=style
         ),
     }
     explorer = Explorer(
-        controls, schedule_view, draw_schedule, describe_schedule, "Learning-rate schedule"
+        controls, schedule_view, draw_schedule, describe_schedule, tr("Learning-rate schedule")
     )
     if show:
         explorer.show()

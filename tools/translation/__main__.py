@@ -1,4 +1,5 @@
-"""python -m tools.translation update|generate|status [NOTEBOOK ...] (see tools.translation)."""
+"""python -m tools.translation update|generate|status|check [NOTEBOOK ...] (see tools.translation);
+python -m tools.translation helpers-messages (see tools.translation.helpers_messages)."""
 
 from __future__ import annotations
 
@@ -8,12 +9,13 @@ from pathlib import Path
 
 import nbformat
 
-from helpers.paths import NOTEBOOKS_DIR
+from helpers.paths import NOTEBOOKS_DIR, ROOT
 from tools.notebook_format import canonical_metadata
 from tools.translation import LANGUAGE
 from tools.translation.catalogue import entries_state, read_catalogue, updated, write_catalogue
 from tools.translation.checks import problems
 from tools.translation.generate import translated_notebook
+from tools.translation.helpers_messages import CATALOGUE_PATH, NonLiteralCall, fresh_catalogue
 from tools.translation.units import units
 
 EDITION_DIR = NOTEBOOKS_DIR / LANGUAGE
@@ -103,13 +105,37 @@ def check(english: Path) -> list[str]:
     return found
 
 
+def update_helpers_messages() -> int:
+    """helpers/locale/zh.po follows the tr("...") calls of the package; 1 when a call is not a
+    literal (nothing is written then)."""
+    try:
+        catalogue = fresh_catalogue()
+    except NonLiteralCall as error:
+        print(error, file=sys.stderr)
+        return 1
+    write_catalogue(catalogue, CATALOGUE_PATH)
+    untranslated, fuzzy = entries_state(catalogue)
+    print(
+        f"{CATALOGUE_PATH.relative_to(ROOT)}: "
+        f"{sum(1 for m in catalogue if m.id)} messages  {len(untranslated)} untranslated  "
+        f"{len(fuzzy)} fuzzy"
+    )
+    return 0
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="python -m tools.translation",
                                      description=__doc__.split("\n")[0])  # fmt: skip
-    parser.add_argument("command", choices=["update", "generate", "status", "check"])
+    parser.add_argument(
+        "command", choices=["update", "generate", "status", "check", "helpers-messages"]
+    )
     parser.add_argument("notebooks", nargs="*", type=Path,
                         help="English notebooks (default: every lesson and the glossary)")  # fmt: skip
     args = parser.parse_args(argv)
+    if args.command == "helpers-messages":
+        if args.notebooks:
+            parser.error("helpers-messages: expected no notebooks (it reads the helpers package)")
+        return update_helpers_messages()
     paths = [p.resolve() for p in args.notebooks] or source_notebooks()
     missing = [str(p) for p in paths if not p.is_file()]
     if missing:

@@ -3,13 +3,15 @@
 An entry's msgid is a unit's English text; its msgstr the Chinese. ``updated`` keeps the
 translation of every unit whose English is unchanged, carries the translation of a changed unit
 over as fuzzy (the old English kept as its previous msgid, so a translator sees the difference),
-and adds new units untranslated: what gettext's msgmerge does.
+and adds new units untranslated: what gettext's msgmerge does. ``merged`` is that merge for any
+list of English texts with their locations (the helpers' messages use it too).
 """
 
 from __future__ import annotations
 
 import difflib
 import io
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -29,7 +31,15 @@ CODE_NOTE = (
 FUZZY_CUTOFF = 0.6
 
 
-def new_catalogue(notebook_name: str) -> Catalog:
+def new_catalogue(notebook_name: str, header_comment: str | None = None) -> Catalog:
+    """An empty catalogue for a notebook; for another text, give its own header comment."""
+    if header_comment is None:
+        header_comment = (
+            f"# The Chinese translation of notebooks/{notebook_name}.ipynb.\n"
+            "# Written by `python -m tools.translation update`; translate with any PO editor.\n"
+            "# An entry is one paragraph of a Markdown cell, or one code cell (translate only its\n"
+            "# comments and printed English). Fuzzy: the English changed since it was translated."
+        )
     catalogue = Catalog(
         locale=LOCALE,
         domain=notebook_name,
@@ -42,12 +52,7 @@ def new_catalogue(notebook_name: str) -> Catalog:
         last_translator="the translators of the series",
         language_team="Chinese edition of Transformer, step by step",
         fuzzy=False,
-        header_comment=(
-            f"# The Chinese translation of notebooks/{notebook_name}.ipynb.\n"
-            "# Written by `python -m tools.translation update`; translate with any PO editor.\n"
-            "# An entry is one paragraph of a Markdown cell, or one code cell (translate only its\n"
-            "# comments and printed English). Fuzzy: the English changed since it was translated."
-        ),
+        header_comment=header_comment,
     )
     return catalogue
 
@@ -59,12 +64,26 @@ def read_catalogue(path: Path, notebook_name: str) -> Catalog:
         return read_po(file, locale=LOCALE, domain=notebook_name)
 
 
-def write_catalogue(catalogue: Catalog, path: Path) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
+def po_bytes(catalogue: Catalog) -> bytes:
+    """The PO file's content, exactly as ``write_catalogue`` writes it."""
     buffer = io.BytesIO()
     write_po(buffer, catalogue, width=0, include_previous=True, sort_output=False,
              ignore_obsolete=True)  # fmt: skip
-    path.write_bytes(buffer.getvalue())
+    return buffer.getvalue()
+
+
+def write_catalogue(catalogue: Catalog, path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(po_bytes(catalogue))
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One English text to translate, where it is, and a note for the translator (or none)."""
+
+    text: str
+    location: tuple[str, int]  # (file, number): a notebook and its cell, a module and its line
+    comments: tuple[str, ...] = ()
 
 
 def _location(unit: Unit, notebook_name: str) -> tuple[str, int]:
@@ -73,33 +92,43 @@ def _location(unit: Unit, notebook_name: str) -> tuple[str, int]:
 
 def updated(old: Catalog, unit_list: list[Unit], notebook_name: str) -> Catalog:
     """The catalogue for these units, keeping what ``old`` has already translated."""
-    catalogue = new_catalogue(notebook_name)
-    wanted = {unit.text for unit in unit_list}
+    entries = [
+        Entry(
+            unit.text, _location(unit, notebook_name), (CODE_NOTE,) if unit.kind == "code" else ()
+        )
+        for unit in unit_list
+    ]
+    return merged(old, entries, new_catalogue(notebook_name))
+
+
+def merged(old: Catalog, entries: list[Entry], catalogue: Catalog) -> Catalog:
+    """``catalogue`` (new and empty) filled with these entries, in order, keeping what ``old``
+    has already translated (a text met again adds its location to the first entry)."""
+    wanted = {entry.text for entry in entries}
     # Translations whose English is gone: candidates to carry over to a changed unit.
     orphans = {
         message.id: message
         for message in old
         if message.id and message.id not in wanted and message.string
     }
-    for unit in unit_list:
-        location = _location(unit, notebook_name)
-        comments = [CODE_NOTE] if unit.kind == "code" else []
-        if unit.text in catalogue:
-            catalogue[unit.text].locations.append(location)
+    for entry in entries:
+        text, location, comments = entry.text, entry.location, list(entry.comments)
+        if text in catalogue:
+            catalogue[text].locations.append(location)
             continue
-        previous = old.get(unit.text)
+        previous = old.get(text)
         if previous is not None:
-            catalogue.add(unit.text, previous.string, locations=[location],
+            catalogue.add(text, previous.string, locations=[location],
                           flags=previous.flags, auto_comments=comments,
                           previous_id=previous.previous_id if previous.fuzzy else ())  # fmt: skip
             continue
-        close = difflib.get_close_matches(unit.text, list(orphans), n=1, cutoff=FUZZY_CUTOFF)
+        close = difflib.get_close_matches(text, list(orphans), n=1, cutoff=FUZZY_CUTOFF)
         if close:
             source = orphans.pop(close[0])
-            catalogue.add(unit.text, source.string, locations=[location], flags={"fuzzy"},
+            catalogue.add(text, source.string, locations=[location], flags={"fuzzy"},
                           auto_comments=comments, previous_id=source.id)  # fmt: skip
         else:
-            catalogue.add(unit.text, "", locations=[location], auto_comments=comments)
+            catalogue.add(text, "", locations=[location], auto_comments=comments)
     for message in catalogue:  # Babel guesses format flags from "{" and "%": not ours
         message.flags -= {"python-format", "python-brace-format"}
     return catalogue
