@@ -16,7 +16,7 @@ help:
 	@echo "make test       set up .venv and run every test (strict nbval + unit tests)"
 	@echo "make lint       ruff over helpers, tests and notebooks"
 	@echo "make export     write the notebooks' exported cells into helpers/"
-	@echo "make notebooks  re-execute every notebook in place in a fresh kernel"
+	@echo "make notebooks  re-execute every notebook in place in a fresh kernel (English, then the Chinese edition)"
 	@echo "make bench      time our model against PyTorch's layers and the KV cache (ARGS=--quick | --suite | --notebooks)"
 	@echo "make train      retrain the shipped German-English model in checkpoints/ (CPU, < 10 min)"
 	@echo "make ablations  train Table 3's rows on the CPU, write docs/table3_ablations.json (ARGS=\"--rows A,E --steps 400\")"
@@ -48,11 +48,16 @@ lint: setup
 export: setup
 	$(PY) -m tools.export
 
-# Usage: make notebooks            (all of them)
+# Usage: make notebooks            (all of them, English then Chinese)
 #        make notebooks NB=notebooks/03_scaled_dot_product_attention.ipynb
+# The Chinese edition follows: its PO files are updated (a changed paragraph becomes fuzzy, see
+# CONTRIBUTING.md), the Chinese notebooks written again where their sources changed, and run.
 notebooks: setup
 	$(PY) -m tools.export $(if $(NB),--notebook $(NB))
 	$(PY) -m tools.run_notebooks $(NB)
+	$(PY) -m tools.translation update $(NB)
+	$(PY) -m tools.translation generate $(NB)
+	$(PY) -m tools.run_notebooks $(if $(NB),$(subst notebooks/,notebooks/zh/,$(NB)),$(wildcard notebooks/zh/[0-9][0-9]_*.ipynb))
 
 # The small model notebook 12 analyses; deterministic, about ten minutes on a 2-core CPU.
 train: setup
@@ -83,8 +88,9 @@ docs: setup
 	$(PY) -m tools.docs $(ARGS)
 
 # Not part of `make test` (a few minutes): Debian's chromium, driven by Playwright, runs notebooks
-# 00, 04 and 12 through JupyterLab's UI and opens every page of the freshly built site; only
-# loopback requests are let through. Installs chromium when missing (sudo when not root).
+# 00, 04, 12 and the Chinese 04 through JupyterLab's UI and opens every page of the freshly built
+# site, English and Chinese; only loopback requests are let through. Installs chromium and a font
+# with Chinese characters (fonts-noto-cjk) when missing (sudo when not root).
 # One test at a time: notebook 12 times its KV cache and must not share the CPU with the browser.
 # Screenshots: build/screenshots/.
 test-browser: setup docs
@@ -92,4 +98,8 @@ test-browser: setup docs
 		echo "chromium not found: installing Debian's chromium"; \
 		$(if $(filter 0,$(shell id -u)),,sudo) apt-get update -qq && \
 		$(if $(filter 0,$(shell id -u)),,sudo) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; }
+	@fc-list :lang=zh family 2>/dev/null | grep -q . || { \
+		echo "no font with Chinese characters: installing Debian's fonts-noto-cjk"; \
+		$(if $(filter 0,$(shell id -u)),,sudo) apt-get update -qq && \
+		$(if $(filter 0,$(shell id -u)),,sudo) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq fonts-noto-cjk; }
 	TRANSFORMER_BROWSER_TESTS=1 $(PY) -m pytest tests/browser

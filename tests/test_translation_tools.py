@@ -112,3 +112,42 @@ def test_a_generated_notebook_replaces_translated_units_and_keeps_exported_cells
     assert chinese["cells"][1]["outputs"] == [] and chinese["cells"][1]["execution_count"] is None
     assert chinese["cells"][2]["source"] == english["cells"][2]["source"]
     assert english["cells"][1]["outputs"] == [1]  # the English notebook is not changed
+
+
+def test_regenerating_after_a_markdown_change_keeps_the_outputs_and_a_code_change_clears_them(
+    tmp_path, monkeypatch
+):
+    import nbformat
+
+    from tools.translation import __main__ as cli
+
+    english_path = tmp_path / "01_x.ipynb"
+    english = nbformat.v4.new_notebook()
+    english.cells = [
+        nbformat.v4.new_markdown_cell("## Masks", id="a"),
+        nbformat.v4.new_code_cell("x = 1  # one", id="b"),
+    ]
+    nbformat.write(english, english_path)
+    monkeypatch.setattr(cli, "catalogue_path", lambda path: tmp_path / f"{path.stem}.po")
+    monkeypatch.setattr(cli, "edition_path", lambda path: tmp_path / "zh" / path.name)
+    cli.update(english_path)
+    cli.generate(english_path)
+    chinese_path = tmp_path / "zh" / "01_x.ipynb"
+    executed = nbformat.read(chinese_path, as_version=4)
+    executed.cells[1].outputs = [nbformat.v4.new_output("stream", text="1\n")]
+    executed.cells[1].execution_count = 1
+    nbformat.write(executed, chinese_path)
+
+    english.cells[0].source = "## The masks"  # Markdown only: the outputs still hold
+    nbformat.write(english, english_path)
+    cli.update(english_path)
+    cli.generate(english_path)
+    again = nbformat.read(chinese_path, as_version=4)
+    assert again.cells[0].source == "## The masks" and again.cells[1].execution_count == 1
+
+    english.cells[1].source = "x = 2  # two"  # the code changed: it must run again
+    nbformat.write(english, english_path)
+    cli.update(english_path)
+    cli.generate(english_path)
+    cleared = nbformat.read(chinese_path, as_version=4)
+    assert cleared.cells[1].outputs == [] and cleared.cells[1].execution_count is None

@@ -24,8 +24,9 @@ def canonical_metadata(metadata: dict) -> dict:
 
 
 SOLUTION_TAG = "solution"
-# "深入 ·" in the Chinese edition.
-DEEP_DIVE_HEADING = re.compile(r"^#{1,6}\s+(Deep dive|深入)\s*·")
+# A deep dive's title, "Deep dive · ..." ("深入 · ..." in the Chinese edition), and its heading.
+DEEP_DIVE_TITLE = re.compile(r"^(?:Deep dive|深入)\s*·")
+DEEP_DIVE_HEADING = re.compile(r"^#{1,6}\s+(?:Deep dive|深入)\s*·")
 
 
 def _joined(text: str | list[str]) -> str:

@@ -4,8 +4,8 @@
 
 A lesson is a core path plus optional deep dives. A deep dive is a section whose heading starts
 with ``Deep dive ·`` (``## Deep dive · A second derivation``); it runs to the next heading of the
-same or a higher level. Words are the whitespace-separated pieces of the markdown cells that hold a letter or digit; code
-is counted in non-blank lines. Reading times (the teacher's guide of ``make docs`` shows them) are
+same or a higher level. Words are the whitespace-separated pieces of the markdown cells that hold a
+letter or digit (in Chinese, 1.5 characters make a word); code is counted in non-blank lines. Reading times (the teacher's guide of ``make docs`` shows them) are
 ``WORDS_PER_MINUTE`` words of prose plus ``CODE_LINES_PER_MINUTE`` lines of code per minute,
 rounded up: the time to read and follow, not to do the exercises.
 """
@@ -27,9 +27,19 @@ WORDS_PER_MINUTE = 200
 CODE_LINES_PER_MINUTE = 10
 
 
+# Chinese has no spaces between words: a reader takes in about 300 characters of technical
+# Chinese a minute, as many as 200 English words, so 1.5 characters count as one word.
+CJK_CHARACTER = re.compile(r"[\u4e00-\u9fff]")
+CJK_CHARACTERS_PER_WORD = 1.5
+
+
 def count_words(text: str) -> int:
-    """Whitespace-separated pieces that hold a letter or digit (not ``##``, ``·`` or ``|``)."""
-    return sum(1 for piece in text.split() if any(ch.isalnum() for ch in piece))
+    """Whitespace-separated pieces that hold a letter or digit (not ``##``, ``·`` or ``|``), and
+    Chinese characters at CJK_CHARACTERS_PER_WORD characters a word."""
+    cjk = len(CJK_CHARACTER.findall(text))
+    latin = CJK_CHARACTER.sub(" ", text)
+    words = sum(1 for piece in latin.split() if any(ch.isalnum() for ch in piece))
+    return words + round(cjk / CJK_CHARACTERS_PER_WORD)
 
 
 def deep_dive_flags(cells: list[dict]) -> list[bool]:

@@ -2,6 +2,7 @@
 
 python -m tools.student                  # writes student/notebooks/ and student/README.md
 python -m tools.student --output DIR     # writes DIR/notebooks/ and DIR/README.md
+python -m tools.student --language zh    # the Chinese edition (notebooks/zh/), README in Chinese
 
 In a numbered notebook, each code cell tagged ``solution`` holds exactly one function, the filled-in
 answer to the exercise above it. In the copy that cell keeps its decorators, signature and
@@ -42,7 +43,36 @@ LINE_LENGTH = 100  # ruff's, so a stub reads like the rest of the code
 NUMBERED = re.compile(r"^\d\d_.*\.ipynb$")
 SPAN = re.compile(r"`[^`]*`|\$[^$]*\$")  # inline code and inline math: kept on one line
 NO_BREAK = "\0"  # stands for a space inside a span while the hint is wrapped
-HINT = re.compile(r"\*Hint:\*\s*(?P<text>.*?)(?:\n\s*\n|\Z)", re.DOTALL)
+HINT = re.compile(r"\*(?:Hint:|提示：)\*\s*(?P<text>.*?)(?:\n\s*\n|\Z)", re.DOTALL)
+# What a stub says, in the language of its notebook.
+STUB_WORDS = {
+    "en": {"hint": "Hint: ", "no_hint": NO_HINT, "your_code": YOUR_CODE},
+    "zh": {"hint": "提示：", "no_hint": "见上面的练习。", "your_code": "# 在这里写你的代码。"},
+}
+
+README_ZH = """\
+# 课堂版
+
+这个文件夹由 `make student ARGS="--language zh"` 写出：它是中文版笔记本的副本，其中每道练习的答案都换成了
+空白函数（签名和文档字符串不变，附一条提示，函数体为 `return None`）。其余内容与原系列相同，
+每个笔记本第一道练习之前的输出也都保留。
+
+请在仓库文件夹中，用项目的环境打开它：
+
+```bash
+.venv/bin/jupyter lab --ServerApp.root_dir=student/notebooks
+```
+
+（如果你以 root 身份工作，例如在容器中，请加上 `--allow-root`。）`make lab` 打开的是原系列，含答案。
+
+填好一个空白函数，运行它所在的单元，再运行下面的检查单元：检查会打印一行结果，函数正确时为 `✓ …`，
+否则为 `✗ …` 并说明哪里不对（在你动手写之前，它会提示函数返回了 None，需要补全函数体）。
+做练习之前请先运行笔记本的第一个代码单元（导入和 `setup_notebook(language="zh")`）；
+练习不需要课程中的其他内容。
+
+这个文件夹不受 git 跟踪，`make student` 每次都会删除并重写其中的 `notebooks/`：
+如果想保留答案，请另存到别处。
+"""
 
 README = """\
 # Classroom edition
@@ -106,7 +136,9 @@ def _header_end(source: str, function: ast.FunctionDef | ast.AsyncFunctionDef) -
     raise ValueError("could not find the end of the def line")  # unreachable for parsed code
 
 
-def stub_source(source: str, hint: str | None, where: str = "solution cell") -> str:
+def stub_source(
+    source: str, hint: str | None, where: str = "solution cell", language: str = "en"
+) -> str:
     """The stub of a solution cell's source: decorators, signature and docstring kept, then the
     hint as a comment, `# Your code here.` and `return None`.
 
@@ -137,8 +169,9 @@ def stub_source(source: str, hint: str | None, where: str = "solution cell") -> 
         # On a line of its own the docstring keeps its indentation; after `def f():` it gets one.
         own_line = first.lineno > header_last_line
         body.append((" " * first.col_offset if own_line else indent) + _segment(source, first))
-    body += _comment(f"Hint: {hint or NO_HINT}", indent)
-    body += [indent + YOUR_CODE, indent + "return None"]
+    words = STUB_WORDS[language]
+    body += _comment(words["hint"] + (hint or words["no_hint"]), indent)
+    body += [indent + words["your_code"], indent + "return None"]
     return source[:end] + "\n" + "\n".join(body)
 
 
@@ -170,7 +203,9 @@ def _segment(source: str, node: ast.AST) -> str:
     return segment
 
 
-def student_notebook(notebook: NotebookNode, where: str = "notebook") -> NotebookNode:
+def student_notebook(
+    notebook: NotebookNode, where: str = "notebook", language: str = "en"
+) -> NotebookNode:
     """A copy of notebook with every solution cell replaced by its stub (tagged `exercise`) and
     the outputs of the code cells from the first stub on cleared; the rest is left as it is."""
     notebook = copy.deepcopy(notebook)
@@ -180,7 +215,7 @@ def student_notebook(notebook: NotebookNode, where: str = "notebook") -> Noteboo
             continue
         above = [c for c in notebook.cells[:index] if c.get("cell_type") == "markdown"]
         hint = hint_of(_source(above[-1])) if above else None
-        cell.source = stub_source(_source(cell), hint, f"{where}, cell {index}")
+        cell.source = stub_source(_source(cell), hint, f"{where}, cell {index}", language)
         cell.metadata["tags"] = [
             EXERCISE_TAG if tag == SOLUTION_TAG else tag for tag in _tags(cell)
         ]
@@ -224,14 +259,19 @@ def check_output(output: Path, notebooks_dir: Path) -> None:
         )
 
 
-def write_student_copy(output: Path, notebooks_dir: Path | None = None) -> list[Path]:
-    """Write output/notebooks/ (the classroom edition of notebooks_dir, by default the series)
-    and output/README.md.
+def write_student_copy(
+    output: Path, notebooks_dir: Path | None = None, language: str = "en"
+) -> list[Path]:
+    """Write output/notebooks/ (the classroom edition of notebooks_dir, by default the series in
+    ``language``: notebooks/, or notebooks/zh/ for "zh") and output/README.md.
 
     An earlier copy in output is replaced. Returns the notebooks written. Raises ValueError when
     output/notebooks/ would overlap notebooks_dir, or output holds anything but an earlier copy.
     """
-    notebooks_dir = Path(notebooks_dir or NOTEBOOKS).resolve()
+    if language not in STUB_WORDS:
+        raise ValueError(f"language: expected one of {', '.join(STUB_WORDS)}, got {language!r}")
+    default = NOTEBOOKS if language == "en" else NOTEBOOKS / language
+    notebooks_dir = Path(notebooks_dir or default).resolve()
     check_output(output, notebooks_dir)
     target = (Path(output) / "notebooks").resolve()
     # Build every notebook before touching the disk: a malformed solution cell leaves no half copy.
@@ -242,7 +282,9 @@ def write_student_copy(output: Path, notebooks_dir: Path | None = None) -> list[
         if NUMBERED.match(path.name):
             notebook = nbformat.read(path, as_version=4)
             has_solutions = any(is_solution(cell) for cell in notebook.cells)
-            copies[path.name] = student_notebook(notebook, path.name) if has_solutions else None
+            copies[path.name] = (
+                student_notebook(notebook, path.name, language) if has_solutions else None
+            )
         else:
             copies[path.name] = None  # copied as it is
     if target.exists():
@@ -261,7 +303,9 @@ def write_student_copy(output: Path, notebooks_dir: Path | None = None) -> list[
             nbformat.write(notebook, target / name)
         if name.endswith(".ipynb"):
             written.append(target / name)
-    readme = README.replace("student/notebooks", _shown(target))  # the folder it was written to
+    readme = (README_ZH if language == "zh" else README).replace(
+        "student/notebooks", _shown(target)
+    )  # the folder it was written to
     (target.parent / "README.md").write_text(readme, encoding="utf-8")
     return written
 
@@ -274,9 +318,14 @@ def main(argv: list[str] | None = None) -> int:
         default=DEFAULT_OUTPUT,
         help="folder to write notebooks/ and README.md into (default: student/)",
     )
+    parser.add_argument(
+        "--language",
+        default="en",
+        help="en (default) or zh: the Chinese edition, from notebooks/zh/",
+    )
     arguments = parser.parse_args(argv)
     try:
-        written = write_student_copy(arguments.output)
+        written = write_student_copy(arguments.output, language=arguments.language)
     except ValueError as error:
         print(f"make student: {error}", file=sys.stderr)
         return 1

@@ -102,6 +102,9 @@ class ShapeRecord:
     output_shape: str
 
 
+MODEL_NAME = "(model)"  # trace_shapes' name for the module itself (shown translated)
+
+
 def trace_shapes(
     module: nn.Module, *inputs: Any, max_depth: int | None = None, **kwargs: Any
 ) -> list[ShapeRecord]:
@@ -129,7 +132,7 @@ def trace_shapes(
                 return
             records.append(
                 {
-                    "name": name or tr("(model)"),
+                    "name": name or MODEL_NAME,  # a key the notebooks look up: not translated
                     "kind": type(mod).__name__,
                     "depth": depth,
                     "input_shape": describe_shape(args) or describe_shape(hook_kwargs),
@@ -163,7 +166,12 @@ def show_trace(
     """Print the table of ``trace_shapes``: each submodule call with its input and output shapes."""
     records = trace_shapes(module, *inputs, max_depth=max_depth, **kwargs)
     rows = [
-        ["  " * record.depth + record.name, record.kind, record.input_shape, record.output_shape]
+        [
+            "  " * record.depth + (tr("(model)") if record.name == MODEL_NAME else record.name),
+            record.kind,
+            record.input_shape,
+            record.output_shape,
+        ]
         for record in records
     ]
     header = [tr("module"), tr("type"), tr("input shape"), tr("output shape")]

@@ -1,4 +1,5 @@
-"""Notebooks 00, 04 and 12 run top to bottom through JupyterLab's own UI in a real browser.
+"""Notebooks 00, 04 and 12, and the Chinese 04, run top to bottom through JupyterLab's own UI in
+a real browser.
 
 What a student does: open the notebook, wait for the kernel, Run → Run All Cells, look at the
 figures, save. The test then checks the page (every prompt numbered, no error rendered, every
@@ -14,7 +15,7 @@ import re
 import pytest
 from browser_support import LabServer, screenshot_path
 
-NOTEBOOKS = ["00_overview", "04_masks", "12_decoding_and_evaluation"]
+NOTEBOOKS = ["00_overview", "04_masks", "12_decoding_and_evaluation", "zh/04_masks"]
 
 # Notebook 12 decodes with a trained model: about a minute on a 2-core CPU, so be generous.
 START_TIMEOUT_MS = 90_000
@@ -77,7 +78,8 @@ PAGE_CELLS_JS = """
 
 def lab_url(server: LabServer, notebook: str) -> str:
     """The notebook's URL in its own workspace, so no earlier layout is restored around it."""
-    return f"{server.url}/lab/workspaces/{notebook}/tree/{notebook}.ipynb?token={server.token}"
+    workspace = notebook.replace("/", "-")
+    return f"{server.url}/lab/workspaces/{workspace}/tree/{notebook}.ipynb?token={server.token}"
 
 
 def click_menu(page, menu: str, item: str) -> None:
@@ -193,7 +195,7 @@ def test_notebook_runs_in_jupyterlab(notebook, lab_server, guarded_context):
             ), f"{path}: figure {k} (cell index {state['cell']}) is not drawn on screen: {state}"
         # JupyterLab fills the window and scrolls inside it: "full page" is the window, here
         # showing the last figure.
-        page.screenshot(path=screenshot_path(f"lab_{notebook}"), full_page=True)
+        page.screenshot(path=screenshot_path(f"lab_{notebook.replace('/', '_')}"), full_page=True)
 
         assert not guarded.blocked, (
             f"{path}: JupyterLab asked for non-local URLs: {guarded.blocked}"

@@ -75,17 +75,20 @@ MATH_ERRORS = ".MathJax_Error, .merror, .noError"
 
 
 def expected_pages() -> list[str]:
-    """The pages `make docs` writes: index, teacher, glossary and one per notebook."""
-    names = {"index.html", "teacher.html"}
-    names |= {f"{path.stem}.html" for path in NOTEBOOKS_DIR.glob("*.ipynb")}
-    if SITE_DIR.is_dir():
-        names |= {path.name for path in SITE_DIR.glob("*.html")}
+    """The pages `make docs` writes: index, teacher, glossary and one per notebook, in English
+    and, in zh/, in Chinese."""
+    names = set()
+    for prefix, folder in (("", NOTEBOOKS_DIR), ("zh/", NOTEBOOKS_DIR / "zh")):
+        names |= {f"{prefix}index.html", f"{prefix}teacher.html"}
+        names |= {f"{prefix}{path.stem}.html" for path in folder.glob("*.ipynb")}
+        if (SITE_DIR / prefix).is_dir():
+            names |= {f"{prefix}{path.name}" for path in (SITE_DIR / prefix).glob("*.html")}
     return sorted(names)
 
 
 def png_outputs(page_name: str) -> int:
     """How many image/png outputs the notebook behind a page stores (0 for other pages)."""
-    notebook = NOTEBOOKS_DIR / f"{Path(page_name).stem}.ipynb"
+    notebook = NOTEBOOKS_DIR / Path(page_name).parent / f"{Path(page_name).stem}.ipynb"
     if not notebook.is_file():
         return 0
     cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
@@ -229,7 +232,8 @@ def test_page_shows_figures_and_math(page_name, site_pages):
         images.nth(k).scroll_into_view_if_needed()
         image_states.append(images.nth(k).evaluate(IMAGES_JS))
     # Before the checks, so a failing page has its picture too.
-    page.screenshot(path=screenshot_path(f"site_{Path(page_name).stem}"), full_page=True)
+    shot = page_name.removesuffix(".html").replace("/", "_")
+    page.screenshot(path=screenshot_path(f"site_{shot}"), full_page=True)
 
     # Nothing off the machine, nothing missing, no script error.
     assert not opened.guarded.blocked, (
@@ -273,3 +277,35 @@ def test_page_shows_figures_and_math(page_name, site_pages):
         f"{page_name}: {figures} figures in output areas, the notebook stores {n_png} image/png outputs"
     )
     opened.guarded.context.close()
+
+
+def test_the_switch_leads_to_the_same_page_in_the_other_language(browser, site_url):
+    """A reader on a Chinese page clicks "English" and lands on its English page, and back."""
+    context = browser.new_context(viewport=VIEWPORT, service_workers="block")
+    guarded = guard(context)
+    page = context.new_page()
+    page.goto(f"{site_url}/zh/03_scaled_dot_product_attention.html", timeout=LOAD_TIMEOUT_MS)
+    assert page.locator("html").get_attribute("lang") is not None
+    nav = page.locator("nav.site-nav-top")
+    assert nav.locator("a", has_text="路线图").count() == 1
+    page.screenshot(path=screenshot_path("site_switch_zh"))
+    nav.locator("a.site-switch").click()
+    page.wait_for_url(f"{site_url}/03_scaled_dot_product_attention.html", timeout=LOAD_TIMEOUT_MS)
+    assert page.locator("nav.site-nav-top a", has_text="Roadmap").count() == 1
+    page.locator("nav.site-nav-top a.site-switch").click()
+    page.wait_for_url(
+        f"{site_url}/zh/03_scaled_dot_product_attention.html", timeout=LOAD_TIMEOUT_MS
+    )
+    assert not guarded.blocked, guarded.blocked
+    context.close()
+
+
+def test_the_screenshots_can_show_chinese():
+    """Chromium draws Chinese with a system font: without one, the screenshots show boxes."""
+    import subprocess
+
+    fonts = subprocess.run(["fc-list", ":lang=zh", "family"], capture_output=True, text=True)
+    assert fonts.stdout.strip(), (
+        "no font with Chinese characters: `sudo apt-get install fonts-noto-cjk` "
+        "(make test-browser installs it)"
+    )

@@ -15,7 +15,7 @@ ISO_DATE = re.compile(r"^\d{4}-\d\d-\d\d$")
 TITLE_LINE = re.compile(r"^#\s+(\d\d)\s*·\s*(.+?)\s*$")
 PAPER_SECTION = re.compile(r"§\s?(\d+(?:\.\d+)*(?:\s*[–-]\s*\d+(?:\.\d+)*)?)")
 ROADMAP_ROW = re.compile(r"^\|\s*(\d\d)\s*\|\s*`(\d\d_[a-z0-9_]+)`\s*\|\s*(.+?)\s*\|\s*$", re.M)
-EXERCISES_HEADING = re.compile(r"^##\s+Exercises\b", re.M)
+EXERCISES_HEADING = re.compile(r"^##\s+(?:Exercises|练习)\b", re.M)
 SECTION_HEADING = re.compile(r"^#{1,2}\s+\S")
 # "**1 · Title.**", "**1. Title.**", "**Exercise 1 · Title.**" or "1. **Title.**" at a line start.
 EXERCISE_TITLE = re.compile(
@@ -133,7 +133,7 @@ def find_exercises(notebook) -> list[Exercise]:
             match = EXERCISE_TITLE.match(line)
             if match:
                 number = int(match.group("n1") or match.group("n2"))
-                title = (match.group("t1") or match.group("t2")).strip().rstrip(".:").strip()
+                title = (match.group("t1") or match.group("t2")).strip().rstrip(".:。：").strip()
                 found.append((number, title, index))
         if end != len(notebook.get("cells", [])):
             break
@@ -177,6 +177,7 @@ def roadmap_summaries(overview) -> dict[str, str]:
 
 
 def first_sentence(text: str) -> str:
-    """The first sentence of a paragraph (up to the first '. ' before a capital, or all of it)."""
-    match = re.search(r"[.!?](?=\s+[A-Z*`(])", text)
+    """The first sentence of a paragraph (up to the first '. ' before a capital or the first '。',
+    or all of it)."""
+    match = re.search(r"[.!?](?=\s+[A-Z*`(])|[。！？]", text)
     return text[: match.end()] if match else text

@@ -17,6 +17,7 @@ from traitlets.config import Config
 
 from helpers.paths import ROOT
 from tools.docs.notebooks import read_notebook
+from tools.notebook_format import DEEP_DIVE_TITLE
 
 TEMPLATES = ROOT / "docs" / "templates"
 
@@ -150,9 +151,6 @@ def render_notebook(path: Path, title: str, site: dict) -> str:
         notebook, resources={"site": site, "metadata": {"name": path.stem}}
     )
     return fold_deep_dives(html)
-
-
-DEEP_DIVE_TITLE = re.compile(r"^Deep dive\s*·")
 
 
 def _first_heading(cell) -> object | None:

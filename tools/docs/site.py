@@ -38,6 +38,7 @@ from tools.docs.pages import (
 )
 from tools.docs.run_times import (
     NOT_MEASURED,
+    NOT_MEASURED_ZH,
     RUN_TIMES,
     RunTimes,
     _relative,
@@ -53,6 +54,10 @@ SITE_CSS = ROOT / "docs" / "site.css"
 DEFAULT_OUTPUT = ROOT / "build" / "site"
 GLOSSARY = "glossary"
 SERIES = "Transformer, step by step"
+# The Chinese edition of the site: notebooks/zh/ rendered into the site's zh/ folder.
+CHINESE = "zh"
+SERIES_TITLE = {"en": SERIES, "zh": "Transformer 逐步实现"}
+GLOSSARY_TITLE = {"en": "Glossary · 术语表", "zh": "术语表 · Glossary"}
 
 # A file the builder leaves in every site it writes: only such a folder is ever emptied.
 MARKER = ".transformer-site"
@@ -102,20 +107,34 @@ def notebook_jobs(
     infos: list[NotebookInfo], glossary_path: Path, common: dict
 ) -> list[tuple[Path, str, dict]]:
     """(notebook, page title, navigation) for every numbered notebook, then the glossary."""
+    series = SERIES_TITLE[common["lang"]]
     jobs_list = []
     for position, info in enumerate(infos):
         site = common | {
             "prev": _neighbour(infos[position - 1] if position > 0 else None),
             "next": _neighbour(infos[position + 1] if position + 1 < len(infos) else None),
-            "from_notebook": info.path.name,
+            "from_notebook": _relative_notebook(info.path),
+            "page": info.page,
         }
-        jobs_list.append((info.path, f"{info.number} · {info.title} · {SERIES}", site))
-    glossary_site = common | {"prev": None, "next": None, "from_notebook": glossary_path.name}
-    jobs_list.append((glossary_path, f"Glossary · 术语表 · {SERIES}", glossary_site))
+        jobs_list.append((info.path, f"{info.number} · {info.title} · {series}", site))
+    glossary_site = common | {
+        "prev": None,
+        "next": None,
+        "from_notebook": _relative_notebook(glossary_path),
+        "page": f"{GLOSSARY}.html",
+    }
+    jobs_list.append((glossary_path, f"{GLOSSARY_TITLE[common['lang']]} · {series}", glossary_site))
     return jobs_list
 
 
-def page_entries(infos: list[NotebookInfo], run_times: RunTimes | None) -> list[dict]:
+def _relative_notebook(path: Path) -> str:
+    """notebooks/zh/03_x.ipynb -> "zh/03_x.ipynb": where the page was made from, for its footer."""
+    return path.name if path.parent.name != CHINESE else f"{CHINESE}/{path.name}"
+
+
+def page_entries(
+    infos: list[NotebookInfo], run_times: RunTimes | None, language: str = "en"
+) -> list[dict]:
     """What the index and the teacher's page show of each notebook, markdown made HTML."""
     summaries = roadmap_summaries(read_notebook(infos[0].path))
     entries = []
@@ -135,10 +154,10 @@ def page_entries(infos: list[NotebookInfo], run_times: RunTimes | None) -> list[
                 "words": info.words,
                 "code_lines": info.code_lines,
                 "read_minutes": info.read_minutes,
-                "read_text": format_minutes(info.read_minutes),
-                "read_all_text": format_minutes(info.read_minutes_all),
+                "read_text": format_minutes(info.read_minutes, language),
+                "read_all_text": format_minutes(info.read_minutes_all, language),
                 "deep_dive_words": info.reading.deep_dive_words,
-                "run_text": run_text(run_times, info.stem),
+                "run_text": run_text(run_times, info.stem, language),
                 "exercises": [
                     {
                         "number": exercise.number,
@@ -161,54 +180,98 @@ def build_site(
 ) -> SiteReport:
     """Write the whole site into output (created if missing) and say what was written.
 
-    commit: what the footers say (default: build_commit()); jobs: processes converting notebooks
-    at once (default: the CPU count, at most 4). Every argument is checked before anything is
-    written.
+    The English pages are at the top; the Chinese edition (when ``notebooks_dir/zh`` holds it) in
+    ``zh/``, every page with a switch to its counterpart. commit: what the footers say (default:
+    build_commit()). jobs: processes converting notebooks at once (default: the CPU count,
+    at most 4). Every argument is checked before anything is written.
     """
     start = time.perf_counter()
     jobs = min(os.cpu_count() or 1, 4) if jobs is None else jobs
     if not isinstance(jobs, int) or isinstance(jobs, bool) or jobs < 1:
         raise ValueError(f"jobs: expected a positive int, got {jobs!r}")
     output, notebooks_dir, run_times_path = Path(output), Path(notebooks_dir), Path(run_times_path)
-    paths = numbered_notebooks(notebooks_dir)
-    glossary_path = notebooks_dir / f"{GLOSSARY}.ipynb"
-    if not glossary_path.is_file():
-        raise ValueError(f"notebooks: expected the glossary {glossary_path}, found none")
+    editions = {"en": notebooks_dir}
+    if (notebooks_dir / CHINESE).is_dir() and any((notebooks_dir / CHINESE).glob("*.ipynb")):
+        editions[CHINESE] = notebooks_dir / CHINESE
+    for folder in editions.values():
+        numbered_notebooks(folder)  # raises when a folder holds no lesson
+        if not (folder / f"{GLOSSARY}.ipynb").is_file():
+            raise ValueError(
+                f"notebooks: expected the glossary {folder / f'{GLOSSARY}.ipynb'}, found none"
+            )
     run_times = load_run_times(run_times_path)
-    infos = [notebook_info(path) for path in paths]
     mathjax = mathjax_source()  # raises if jupyter_server_mathjax is missing: before emptying
     prepare_output(output)
-
-    common = {
-        "commit": build_commit() if commit is None else commit,
-        "nbconvert_version": nbconvert.__version__,
-        "mathjax_url": f"mathjax/MathJax.js?config={MATHJAX_CONFIG}",
-    }
-    pages = {info.stem: info.page for info in infos} | {GLOSSARY: f"{GLOSSARY}.html"}
-    warnings: list[str] = []
-    written: list[str] = []
-
-    def write(name: str, html: str) -> None:
-        html, unknown = rewrite_notebook_links(html, pages)
-        warnings.extend(f"{name}: link to {target}, which has no page" for target in unknown)
-        (output / name).write_text(html, encoding="utf-8")
-        written.append(name)
-
+    commit = build_commit() if commit is None else commit
     (output / "lab.css").write_text(lab_css(site_exporter()), encoding="utf-8")
     shutil.copy2(SITE_CSS, output / "site.css")
     copy_mathjax(output / "mathjax", mathjax)
+
+    warnings: list[str] = []
+    written: list[str] = []
+    for language, folder in editions.items():
+        other = [lang for lang in editions if lang != language]
+        _build_edition(language, folder, output, other[0] if other else None, run_times,
+                       run_times_path, commit, jobs, warnings, written)  # fmt: skip
+    size = sum(path.stat().st_size for path in output.rglob("*") if path.is_file())
+    return SiteReport(output, written, size, time.perf_counter() - start, commit, warnings)
+
+
+def _build_edition(
+    language: str,
+    notebooks_dir: Path,
+    output: Path,
+    other_language: str | None,
+    run_times: RunTimes | None,
+    run_times_path: Path,
+    commit: str,
+    jobs: int,
+    warnings: list[str],
+    written: list[str],
+) -> None:
+    """The pages of one language: its notebooks, glossary, index and teacher's guide."""
+    folder = output if language == "en" else output / language
+    folder.mkdir(exist_ok=True)
+    root = "" if language == "en" else "../"  # where the shared CSS and MathJax are
+    if other_language is None:
+        switch = None
+    elif language == "en":
+        switch = {"prefix": f"{other_language}/", "lang": other_language}
+    else:
+        switch = {"prefix": "../", "lang": "en"}
+    infos = [notebook_info(path) for path in numbered_notebooks(notebooks_dir)]
+    glossary_path = notebooks_dir / f"{GLOSSARY}.ipynb"
+    common = {
+        "commit": commit,
+        "nbconvert_version": nbconvert.__version__,
+        "mathjax_url": f"{root}mathjax/MathJax.js?config={MATHJAX_CONFIG}",
+        "root": root,
+        "lang": language,
+        "switch": switch,
+    }
+    pages = {info.stem: info.page for info in infos} | {GLOSSARY: f"{GLOSSARY}.html"}
+    prefix = "" if language == "en" else f"{language}/"
+
+    def write(name: str, html: str) -> None:
+        html, unknown = rewrite_notebook_links(html, pages)
+        warnings.extend(
+            f"{prefix}{name}: link to {target}, which has no page" for target in unknown
+        )
+        (folder / name).write_text(html, encoding="utf-8")
+        written.append(prefix + name)
 
     jobs_list = notebook_jobs(infos, glossary_path, common)
     for (path, _, _), html in zip(jobs_list, _render_all(jobs_list, jobs), strict=True):
         write(f"{path.stem}.html", html)
 
-    entries = page_entries(infos, run_times)
+    entries = page_entries(infos, run_times, language)
     environment = _pages_environment()
     site = common | {"prev": None, "next": None, "from_notebook": None}
+    suffix = "" if language == "en" else f".{language}"
     write(
         "index.html",
-        environment.get_template("index.html.j2").render(
-            site=site,
+        environment.get_template(f"index{suffix}.html.j2").render(
+            site=site | {"page": "index.html"},
             notebooks=entries,
             missing_summaries=[e["number"] for e in entries if not e["in_roadmap"]],
         ),
@@ -217,27 +280,27 @@ def build_site(
         run_times.seconds[i.stem] for i in infos if run_times and i.stem in run_times.seconds
     ]
     if not measured:
-        total_run = NOT_MEASURED
+        total_run = NOT_MEASURED_ZH if language == "zh" else NOT_MEASURED
     elif len(measured) < len(infos):
-        total_run = f"{format_seconds(sum(measured))} (the measured ones)"
+        total_run = format_seconds(sum(measured), language) + (
+            "（已测量的部分）" if language == "zh" else " (the measured ones)"
+        )
     else:
-        total_run = format_seconds(sum(measured))
+        total_run = format_seconds(sum(measured), language)
     write(
         "teacher.html",
-        environment.get_template("teacher.html.j2").render(
-            site=site,
+        environment.get_template(f"teacher{suffix}.html.j2").render(
+            site=site | {"page": "teacher.html"},
             notebooks=entries,
             words_per_minute=WORDS_PER_MINUTE,
             code_lines_per_minute=CODE_LINES_PER_MINUTE,
-            total_read_text=format_minutes(sum(info.read_minutes for info in infos)),
+            total_read_text=format_minutes(sum(info.read_minutes for info in infos), language),
             total_run_text=total_run,
             total_exercises=sum(len(info.exercises) for info in infos),
-            run_times_source=run_times_source(run_times, run_times_path, len(measured), len(infos)),
+            run_times_source=run_times_source(
+                run_times, run_times_path, len(measured), len(infos), language
+            ),
         ),
-    )
-    size = sum(path.stat().st_size for path in output.rglob("*") if path.is_file())
-    return SiteReport(
-        output, written, size, time.perf_counter() - start, common["commit"], warnings
     )
 
 

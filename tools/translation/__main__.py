@@ -56,6 +56,10 @@ def generate(english: Path) -> None:
         stored = nbformat.read(str(target), as_version=4)
         if same_sources(stored, fresh):
             return  # nothing changed: keep the executed notebook
+        if same_code(stored, fresh):  # only Markdown changed: the outputs still hold
+            for new, old in zip(fresh.cells, stored.cells, strict=True):
+                if new.cell_type == "code":
+                    new.outputs, new.execution_count = old.outputs, old.execution_count
     target.parent.mkdir(parents=True, exist_ok=True)
     nbformat.write(fresh, str(target))
 
@@ -65,6 +69,17 @@ def same_sources(a: dict, b: dict) -> bool:
 
     def cells(notebook: dict) -> list[tuple]:
         return [(c["cell_type"], c.get("id"), c["source"], c.get("metadata", {}))
+                for c in notebook["cells"]]  # fmt: skip
+
+    return cells(a) == cells(b)
+
+
+def same_code(a: dict, b: dict) -> bool:
+    """The same cells in the same order, code cells with the same source and metadata."""
+
+    def cells(notebook: dict) -> list[tuple]:
+        return [(c["cell_type"], c.get("id"),
+                 c["source"] if c["cell_type"] == "code" else None, c.get("metadata", {}))
                 for c in notebook["cells"]]  # fmt: skip
 
     return cells(a) == cells(b)

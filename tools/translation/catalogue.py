@@ -64,8 +64,14 @@ def read_catalogue(path: Path, notebook_name: str) -> Catalog:
         return read_po(file, locale=LOCALE, domain=notebook_name)
 
 
+# Babel guesses format flags from "{" and "%" when it reads a file: they are not ours.
+GUESSED_FLAGS = {"python-format", "python-brace-format"}
+
+
 def po_bytes(catalogue: Catalog) -> bytes:
     """The PO file's content, exactly as ``write_catalogue`` writes it."""
+    for message in catalogue:
+        message.flags -= GUESSED_FLAGS
     buffer = io.BytesIO()
     write_po(buffer, catalogue, width=0, include_previous=True, sort_output=False,
              ignore_obsolete=True)  # fmt: skip
@@ -129,8 +135,8 @@ def merged(old: Catalog, entries: list[Entry], catalogue: Catalog) -> Catalog:
                           auto_comments=comments, previous_id=source.id)  # fmt: skip
         else:
             catalogue.add(text, "", locations=[location], auto_comments=comments)
-    for message in catalogue:  # Babel guesses format flags from "{" and "%": not ours
-        message.flags -= {"python-format", "python-brace-format"}
+    for message in catalogue:
+        message.flags -= GUESSED_FLAGS
     return catalogue
 
 

@@ -12,8 +12,10 @@ from collections import Counter
 
 from tools.translation.units import code_tokens
 
-FORMULA = re.compile(r"\$\$.*?\$\$|\$[^$\n]+\$", re.DOTALL)
-CODE_SPAN = re.compile(r"`[^`\n]+`")
+# A unit is one paragraph, so an inline formula may run over a line break, never a blank line.
+FORMULA = re.compile(r"\$\$.*?\$\$|\$[^$]+\$", re.DOTALL)
+# A code span may run over a line break too; a fence (```) is not a span.
+CODE_SPAN = re.compile(r"(?<!`)`(?!`)[^`]+(?<!`)`(?!`)")
 LINK_TARGET = re.compile(r"\]\(([^)\s]+)\)|href=\"([^\"]+)\"")
 # A number, wherever it stands (Chinese characters are word characters: "第3层" has a 3).
 NUMBER = re.compile(r"(?<![A-Za-z0-9_.])\d+(?:[.,]\d+)*(?![A-Za-z0-9_])")
@@ -61,6 +63,20 @@ def problems(english: str, chinese: str, kind: str) -> list[str]:
     missing_numbers = _missing(_numbers(english), _numbers(chinese))
     if missing_numbers:
         found.append(f"numbers missing or changed: {missing_numbers}")
+    if _stars_shown(chinese) > _stars_shown(english):
+        found.append(
+            "a * or ** is shown as typed: CommonMark closes bold or italic before a Chinese "
+            "character only after a space (write `**粗体。** 后文`, not `**粗体。**后文`)"
+        )
     if not CJK.search(chinese):
         found.append("no Chinese in the translation")
     return found
+
+
+def _stars_shown(markdown: str) -> int:
+    """How many * CommonMark leaves as typed (outside formulas and code): failed emphasis."""
+    from markdown_it import MarkdownIt
+
+    # JupyterLab takes the formulas out before it renders Markdown, leaving "@@n@@" in their place.
+    html = MarkdownIt("commonmark").render(FORMULA.sub("@@0@@", markdown))
+    return re.sub(r"<code>.*?</code>", " ", html, flags=re.DOTALL).count("*")
