@@ -4,7 +4,9 @@
 - kernels started by nbval inherit a fixed hash seed (set ordering, dict-of-set printing);
 - unit tests draw figures without a display;
 - the Chinese notebooks (notebooks/zh/) are skipped, with the command that fixes it, on a machine
-  without a font that has Chinese characters: their figures would print "Glyph missing" warnings.
+  without a font that has Chinese characters: their figures would print "Glyph missing" warnings;
+- notebook 15 (both editions) is skipped, with the command that installs it, on a machine without
+  the German-English dictionary it reads (Debian's trans-de-en; `.ci/run` installs it).
 """
 
 import os
@@ -46,8 +48,18 @@ def has_cjk_font() -> bool:
     return any(name in installed for name in CJK_FONTS if name != "DejaVu Sans")
 
 
+REAL_GERMAN_NOTEBOOK = "15_real_german.ipynb"
+
+
 def pytest_collection_modifyitems(config, items):
     chinese = [item for item in items if CHINESE_EDITION in Path(str(item.path)).parents]
     if chinese and not has_cjk_font():
         for item in chinese:
             item.add_marker(pytest.mark.skip(reason=CJK_FONT_MISSING))
+    from helpers.data.dictionary import DICTIONARY, INSTALL
+
+    if not DICTIONARY.is_file():
+        reason = f"notebook 15 reads the German-English dictionary, not installed: `{INSTALL}`"
+        for item in items:
+            if Path(str(item.path)).name == REAL_GERMAN_NOTEBOOK:
+                item.add_marker(pytest.mark.skip(reason=reason))

@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 import torch
 
+from helpers.data.dictionary import DICTIONARY, INSTALL
 from helpers.display.setup import seed_everything
 from helpers.model.transformer import Transformer
 from helpers.paths import ROOT
@@ -32,7 +33,10 @@ from helpers.train.ablations import run_ablations
 from helpers.train.checkpoints import list_checkpoints
 from helpers.train.config import TrainConfig, parse_config
 from helpers.train.data import DataPosition, StepBatches, load_run_data, plan_batches
+from helpers.train.real import load_run_model, translate_pieces
+from helpers.train.real import main as real_main
 
+TIMINGS = ("tokens_per_s", "seconds")  # the log's columns that depend on the machine
 TINY = ["--model", "tiny", "--train-pairs", "400", "--valid-pairs", "40"]
 TINY += ["--warmup-steps", "10", "--no-progress"]
 
@@ -195,7 +199,7 @@ def test_a_killed_run_resumes_bit_identical_to_an_uninterrupted_one(uninterrupte
         assert torch.equal(a["exp_avg_sq"], b["exp_avg_sq"])
     # The log holds each step once (steps 5 was redone), with the same numbers.
     without_speed = [
-        [{k: v for k, v in row.items() if k != "tokens_per_s"} for row in log_rows(run)]
+        [{k: v for k, v in row.items() if k not in TIMINGS} for row in log_rows(run)]
         for run in (uninterrupted, resumed)
     ]
     assert without_speed[0] == without_speed[1]
@@ -224,7 +228,10 @@ BAD_INPUT = {
         ["--model", "huge"],
         r"model: expected one of tiny, small, base, big, got 'huge'",
     ),
-    "real corpus not there yet": (["--corpus", "real"], r"corpus: 'real' .* not available yet"),
+    "unknown task": (
+        ["--corpus", "real", "--task", "poems"],
+        r"task: expected one of sentences, frequent_phrases, got 'poems'",
+    ),
     "batch smaller than one sentence": (
         ["--tokens-per-batch", "8"],
         r"tokens_per_batch: .* expected at least \d+ tokens per micro-batch, got 8",
@@ -313,3 +320,43 @@ def test_ablations_write_one_scored_row_per_table_3_change(tmp_path):
         assert 1 < row["valid_perplexity"] < 10_000 and 0 <= row["test_bleu_greedy"] <= 100
     with pytest.raises(ValueError, match=r"rows: expected groups among .* got F"):
         run_ablations(["F"], output=output)
+
+
+@pytest.mark.skipif(not DICTIONARY.is_file(), reason=f"the dictionary is not installed: {INSTALL}")
+def test_a_run_on_the_real_dictionary_translates_and_is_scored(tmp_path, capsys):
+    # Notebook 15's corpus: BPE pieces, one vocabulary and one embedding matrix for both sides.
+    output = tmp_path / "real"
+    flags = ["--model", "tiny", "--corpus", "real", "--task", "frequent_phrases"]
+    flags += ["--train-pairs", "300", "--valid-pairs", "20", "--bpe-vocab-size", "300"]
+    flags += ["--tokens-per-batch", "600", "--warmup-steps", "10", "--steps", "4"]
+    main(
+        [
+            *flags,
+            "--output",
+            str(output),
+            "--eval-every",
+            "2",
+            "--checkpoint-every",
+            "2",
+            "--no-progress",
+        ]
+    )
+    model, tokenizer, vocab = load_run_model(list_checkpoints(output)[-1][1])
+    assert model.config.share_embeddings and len(vocab) == len(tokenizer.vocabulary) + 4
+    assert model.encoder.embedding.embedding.weight is model.output_projection.weight
+    (translation,) = translate_pieces(model, ["Ich weiß es nicht."], tokenizer, vocab)
+    assert isinstance(translation, str)
+    assert (
+        real_main(
+            [str(output), "--limit", "10", "--every", "2", "--json", str(tmp_path / "s.json")]
+        )
+        == 0
+    )
+    printed = capsys.readouterr().out
+    assert "word for word: BLEU" in printed and "step 4: BLEU" in printed
+    assert "step 2: BLEU" not in printed  # every second checkpoint: step 4 only
+    scores = json.loads((tmp_path / "s.json").read_text())
+    assert set(scores["tasks"]) == {"sentences", "frequent_phrases"}
+    (checkpoint,) = scores["tasks"]["sentences"]["checkpoints"]
+    assert checkpoint["step"] == 4 and checkpoint["seconds"] > 0
+    assert real_main([str(tmp_path / "nothing")]) == 2

@@ -46,10 +46,15 @@ class TrainConfig:
     larger, the step is split into micro-batches whose gradients are accumulated.
     stop_after: kill the process (SIGKILL) after this step, to test --resume.
     train_pairs, valid_pairs: use only the first pairs of a split (tests, quick runs).
+    task, bpe_vocab_size: for corpus "real" (notebook 15, the installed German-English
+    dictionary): the held-out pairs it is validated on (helpers.data.dictionary.TASKS) and the
+    size of its shared source-target BPE vocabulary.
     """
 
     model: str = "small"
     corpus: str = "series"
+    task: str = "sentences"
+    bpe_vocab_size: int = 8_000
     tokens_per_batch: int = 25_000
     max_tokens_per_step: int | None = None
     steps: int = 100_000
@@ -90,13 +95,12 @@ class TrainConfig:
             value = getattr(self, name)
             if value not in allowed:
                 raise ValueError(f"{name}: expected one of {', '.join(allowed)}, got {value!r}")
-        if self.corpus == "real":
-            raise ValueError(
-                "corpus: 'real' (the BPE corpus of notebook 15) is not available yet; "
-                "expected 'series'"
-            )
+        from helpers.data.dictionary import TASKS
+
+        if self.task not in TASKS:
+            raise ValueError(f"task: expected one of {', '.join(TASKS)}, got {self.task!r}")
         positive = ["tokens_per_batch", "steps", "warmup_steps", "max_len", "eval_every"]
-        positive += ["checkpoint_every"]
+        positive += ["checkpoint_every", "bpe_vocab_size"]
         optional_positive = ["max_tokens_per_step", "n_layers", "d_model", "d_ff", "n_heads"]
         optional_positive += ["d_k", "d_v", "train_pairs", "valid_pairs", "stop_after"]
         for name in positive + optional_positive:
@@ -122,7 +126,11 @@ class TrainConfig:
     def model_config(
         self, src_vocab_size: int, tgt_vocab_size: int, pad_id: int
     ) -> TransformerConfig:
-        """The TransformerConfig of this run: the named size, then any size given explicitly."""
+        """The TransformerConfig of this run: the named size, then any size given explicitly.
+
+        Corpus "real" has one BPE vocabulary for both languages, so, as in the paper (§3.4), one
+        matrix is the source embedding, the target embedding and the output projection.
+        """
         sizes = dict(MODEL_SIZES[self.model])
         for name in ("n_layers", "d_model", "d_ff", "n_heads", "dropout"):
             if getattr(self, name) is not None:
@@ -133,6 +141,7 @@ class TrainConfig:
             d_k=self.d_k,
             d_v=self.d_v,
             positional=self.positional,
+            share_embeddings=self.corpus == "real",
             max_len=self.max_len,
             pad_id=pad_id,
             **sizes,

@@ -15,47 +15,70 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from helpers.pipeline.training import encode_pairs, token_budget_batches
+from helpers.text.bpe import BPETokenizer, train_bpe
 from helpers.text.vocab import Vocab
 from helpers.train.config import TrainConfig
 
 Example = tuple[list[int], list[int]]
+TOKENIZER_FILE = "bpe.txt"  # corpus "real": the run's BPE, saved in its folder
 
 
 @dataclass
 class RunData:
-    """Encoded splits and the vocabularies of a run (vocabularies come from the training split)."""
+    """Encoded splits and the vocabularies of a run (vocabularies come from the training split).
+
+    tokenizer: the BPE of corpus "real" (source and target share it and one vocabulary of its
+    pieces); None for the series' word-level corpus.
+    """
 
     train: list[Example]
     valid: list[Example]
     test_pairs: list[tuple[str, str]]
     src_vocab: Vocab
     tgt_vocab: Vocab
+    tokenizer: BPETokenizer | None = None
 
 
 def load_run_data(config: TrainConfig) -> RunData:
-    """The corpus named by ``config.corpus``, encoded with word-level vocabularies."""
-    if config.corpus == "series":
-        from helpers.data.corpus import load_corpus
-        from helpers.pretrained import build_vocabularies
+    """The corpus named by ``config.corpus``: the series' corpus with word-level vocabularies,
+    or the real dictionary's pairs (``config.task``) in BPE pieces with one shared vocabulary."""
+    if config.corpus == "real":
+        return _load_real(config)
+    from helpers.data.corpus import load_corpus
+    from helpers.pretrained import build_vocabularies
 
-        train_pairs, valid_pairs = load_corpus("train"), load_corpus("valid")
-        test_pairs = load_corpus("test")
-    else:
-        # Hook for notebook 15's BPE corpus: load its splits and its shared vocabulary here.
-        raise ValueError(
-            f"corpus: {config.corpus!r} (the BPE corpus of notebook 15) is not available yet; "
-            "expected 'series'"
-        )
-    train_pairs = train_pairs[: config.train_pairs]
-    valid_pairs = valid_pairs[: config.valid_pairs]
+    train_pairs = load_corpus("train")[: config.train_pairs]
+    valid_pairs = load_corpus("valid")[: config.valid_pairs]
     src_vocab, tgt_vocab = build_vocabularies(train_pairs)
     return RunData(
         encode_pairs(train_pairs, src_vocab, tgt_vocab),
         encode_pairs(valid_pairs, src_vocab, tgt_vocab),
-        test_pairs,
+        load_corpus("test"),
         src_vocab,
         tgt_vocab,
     )
+
+
+def to_pieces(pairs: Sequence[tuple[str, str]], tokenizer: BPETokenizer) -> list[tuple[str, str]]:
+    """Each side of each pair as its BPE pieces joined by spaces (what encode_pairs reads)."""
+    return [(" ".join(tokenizer.encode(g)), " ".join(tokenizer.encode(e))) for g, e in pairs]
+
+
+def _load_real(config: TrainConfig) -> RunData:
+    from helpers.data.dictionary import task_pairs
+
+    train_pairs = task_pairs(config.task, "train")[: config.train_pairs]
+    valid_pairs = task_pairs(config.task, "valid")[: config.valid_pairs]
+    tokenizer = train_bpe([text for pair in train_pairs for text in pair], config.bpe_vocab_size)
+    vocab = Vocab(tokenizer.vocabulary)
+    longest = config.max_len - 1  # room for <s> or </s>
+    train = [
+        example
+        for example in encode_pairs(to_pieces(train_pairs, tokenizer), vocab, vocab)
+        if example_length(example) <= longest
+    ]
+    valid = encode_pairs(to_pieces(valid_pairs, tokenizer), vocab, vocab)
+    return RunData(train, valid, task_pairs(config.task, "test"), vocab, vocab, tokenizer)
 
 
 def example_length(example: Example) -> int:

@@ -34,7 +34,14 @@ from helpers.train.checkpoints import (
     set_rng_state,
 )
 from helpers.train.config import TrainConfig
-from helpers.train.data import DataPosition, RunData, StepBatches, load_run_data, plan_batches
+from helpers.train.data import (
+    TOKENIZER_FILE,
+    DataPosition,
+    RunData,
+    StepBatches,
+    load_run_data,
+    plan_batches,
+)
 from helpers.train.distributed import (
     Ranks,
     cleanup_distributed,
@@ -44,7 +51,8 @@ from helpers.train.distributed import (
     world_size_from_environment,
 )
 
-LOG_COLUMNS = ["step", "loss", "learning_rate", "tokens_per_s", "valid_loss"]
+# seconds: training time since the run began (data loading excluded), carried across --resume.
+LOG_COLUMNS = ["step", "loss", "learning_rate", "tokens_per_s", "valid_loss", "seconds"]
 
 
 def resolve_precision(precision: str, device: torch.device) -> str:
@@ -83,16 +91,18 @@ def prepare(config: TrainConfig) -> tuple[RunData, object]:
     return data, plan
 
 
-def _truncate_log(path: Path, last_step: int) -> None:
-    """Drop log rows after ``last_step`` (steps a killed run did after its last checkpoint)."""
+def _truncate_log(path: Path, last_step: int) -> float:
+    """Drop log rows after ``last_step`` (steps a killed run did after its last checkpoint);
+    returns the training seconds logged up to that step."""
     if not path.is_file():
-        return
+        return 0.0
     with path.open(newline="", encoding="utf-8") as file:
         rows = [row for row in csv.DictReader(file) if int(row["step"]) <= last_step]
     with path.open("w", newline="", encoding="utf-8") as file:
         writer = csv.DictWriter(file, LOG_COLUMNS)
         writer.writeheader()
         writer.writerows(rows)
+    return float(rows[-1]["seconds"]) if rows and rows[-1].get("seconds") else 0.0
 
 
 def _tensorboard_writer(run_dir: Path):
@@ -126,7 +136,7 @@ def _train(config: TrainConfig, data: RunData, plan, ranks: Ranks) -> Path:
         model, model_config.d_model, config.warmup_steps, config.lr_factor
     )
     scaler = torch.amp.GradScaler(device.type, enabled=precision == "fp16")
-    step, position = 0, DataPosition()
+    step, position, seconds_before = 0, DataPosition(), 0.0
     log_path = run_dir / "log.csv"
     if config.resume:
         step, state, rng = load_training_checkpoint(run_dir, model, ranks)
@@ -137,7 +147,7 @@ def _train(config: TrainConfig, data: RunData, plan, ranks: Ranks) -> Path:
         if rng is not None:
             set_rng_state(rng)
         if ranks.is_main:
-            _truncate_log(log_path, step)
+            seconds_before = _truncate_log(log_path, step)
     else:
         # Each rank its own dropout masks; a fixed function of (seed, rank), so runs repeat.
         seed_everything(config.seed * 1000 + 1 + ranks.rank)
@@ -152,6 +162,8 @@ def _train(config: TrainConfig, data: RunData, plan, ranks: Ranks) -> Path:
                 "parameters": sum(p.numel() for p in model.parameters()),
             }
             (run_dir / "config.json").write_text(json.dumps(description, indent=1) + "\n")
+            if data.tokenizer is not None:  # corpus "real": what helpers.train.real decodes with
+                data.tokenizer.save(run_dir / TOKENIZER_FILE)
             log_path.write_text(",".join(LOG_COLUMNS) + "\n")
     trained = model
     if ranks.world_size > 1:
@@ -170,6 +182,7 @@ def _train(config: TrainConfig, data: RunData, plan, ranks: Ranks) -> Path:
         mininterval=3.0,
     )
     model.train()
+    run_started = time.perf_counter()
     try:
         while step < config.steps:
             step += 1
@@ -229,6 +242,7 @@ def _train(config: TrainConfig, data: RunData, plan, ranks: Ranks) -> Path:
                         f"{learning_rate:.6e}",
                         f"{tokens_per_s:.1f}",
                         valid_text,
+                        f"{seconds_before + time.perf_counter() - run_started:.1f}",
                     ]
                 )
                 log_file.flush()

@@ -3,36 +3,28 @@ series' corpus and, where Debian's trans-de-en is installed, on the real diction
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from pathlib import Path
 
+from helpers.data.dictionary import DICTIONARY, read_senses
 from tools.benchmark.measure import alternate
 from tools.benchmark.model import Comparison
 
 # ---------------------------------------------------------------- byte-pair encoding
 
 
-DICTIONARY = Path("/usr/share/trans/de-en")  # TU Chemnitz "Ding": `apt-get install trans-de-en`
-_ANNOTATION = re.compile(r"\{[^}]*\}|\[[^\]]*\]|\([^)]*\)")
-
-
 def dictionary_phrases(remainder: int, every: int = 40, path: Path = DICTIONARY) -> list[str]:
     """Phrases of the German-English dictionary, read in place (it is GPL: never copy it).
 
-    Only the entries on lines whose number % every == remainder; both languages; without the
-    {m} [Am.] (...) annotations; one phrase per sense (senses are split at | and ;).
+    Only the senses on lines whose number % every == remainder; every alternative of both
+    languages, without notes (helpers.data.dictionary.read_senses parses the file).
     """
-    phrases = []
-    with path.open(encoding="utf-8") as lines:
-        for number, line in enumerate(lines):
-            if number % every != remainder or line.startswith("#") or " :: " not in line:
-                continue
-            for side in line.rstrip("\n").split(" :: ", 1):
-                for phrase in re.split(r"[|;]", _ANNOTATION.sub(" ", side)):
-                    if phrase.split():
-                        phrases.append(" ".join(phrase.split()))
-    return phrases
+    return [
+        text
+        for sense in read_senses(Path(path))
+        if sense.line % every == remainder
+        for text in (*sense.german, *sense.english)
+    ]
 
 
 def bench_bpe(

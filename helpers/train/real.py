@@ -1,0 +1,207 @@
+"""Scoring a run on real German (notebook 15): BLEU and chrF beside two baselines.
+
+``python -m helpers.train.real RUN_DIR`` translates the held-out test pairs of each task (see
+``helpers.data.dictionary.TASKS``) with the checkpoints of the run (``--every n``: every n-th and
+the last) and prints sacrebleu's BLEU and chrF, beside the two baselines computed on the same
+pairs: copying the German source, and word-for-word lookup in the same dictionary. ``--json``
+also writes them, with the training seconds of each checkpoint (``make train-real`` writes
+``docs/real_german_runs.json``, which notebook 15 shows). Hypotheses and references are both normalised (lower case,
+punctuation split off), as the model reads and writes them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+import sacrebleu
+
+from helpers.data.dictionary import TASKS, normalize, task_pairs, word_for_word, word_lookup
+from helpers.model.transformer import Transformer
+from helpers.pipeline.decoding import beam_search, greedy_decode
+from helpers.text.bpe import BPETokenizer
+from helpers.text.vocab import Vocab, pad_sequences
+from helpers.train.checkpoints import list_checkpoints, load_model_and_vocabs
+from helpers.train.data import TOKENIZER_FILE
+
+
+def translate_pieces(
+    model: Transformer,
+    sentences: Sequence[str],
+    tokenizer: BPETokenizer,
+    vocab: Vocab,
+    *,
+    beam_size: int = 1,
+    alpha: float = 0.6,
+    batch_size: int = 64,
+) -> list[str]:
+    """Translate German sentences with a model trained on BPE pieces (one shared vocabulary).
+
+    Each sentence is normalised, split into pieces, decoded (greedy when beam_size is 1, else
+    beam search) and the output pieces joined back into words.
+    """
+    if isinstance(sentences, str):
+        raise ValueError("sentences: expected a list of strings, got a single str")
+    todo = sorted(
+        (
+            (index, vocab.encode(tokenizer.encode(normalize(s))))
+            for index, s in enumerate(sentences)
+        ),
+        key=lambda item: len(item[1]),
+    )
+    results = [""] * len(sentences)
+    device = next(model.parameters()).device
+    for start in range(0, len(todo), batch_size):
+        chunk = [(index, ids) for index, ids in todo[start : start + batch_size] if ids]
+        if not chunk:
+            continue
+        src = pad_sequences([ids for _, ids in chunk], vocab.pad_id).to(device)
+        options = {"bos_id": vocab.bos_id, "eos_id": vocab.eos_id}
+        if beam_size == 1:
+            output = greedy_decode(model, src, **options)
+        else:
+            output = beam_search(model, src, beam_size=beam_size, alpha=alpha, **options)
+        for (index, _), ids in zip(chunk, output.tolist(), strict=True):
+            results[index] = tokenizer.decode(vocab.decode(ids).split())
+    return results
+
+
+def bleu_chrf(hypotheses: Sequence[str], references: Sequence[str]) -> dict[str, float]:
+    """sacrebleu's corpus BLEU and chrF (both 0..100) of normalised text, one reference each."""
+    if len(hypotheses) != len(references) or not references:
+        raise ValueError(
+            f"references: expected one per hypothesis ({len(hypotheses)}), got {len(references)}"
+        )
+    hypotheses, references = list(hypotheses), [list(references)]
+    bleu = sacrebleu.metrics.BLEU(force=True)  # the text is tokenised on purpose: both sides
+    return {
+        "bleu": round(bleu.corpus_score(hypotheses, references).score, 2),
+        "chrf": round(sacrebleu.metrics.CHRF().corpus_score(hypotheses, references).score, 2),
+    }
+
+
+def baseline_scores(pairs: Sequence[tuple[str, str]]) -> dict[str, dict[str, float]]:
+    """BLEU and chrF of copying the source and of word-for-word lookup, on the same pairs."""
+    sources, references = [g for g, _ in pairs], [e for _, e in pairs]
+    lookup = word_lookup()
+    return {
+        "copy the source": bleu_chrf(sources, references),
+        "word for word": bleu_chrf([word_for_word(g, lookup) for g in sources], references),
+    }
+
+
+def load_run_model(folder: Path) -> tuple[Transformer, BPETokenizer, Vocab]:
+    """The model of a checkpoint folder of a "real" run, its run's tokenizer and vocabulary."""
+    folder = Path(folder)
+    run_dir = folder.parent.parent
+    tokenizer_path = run_dir / TOKENIZER_FILE
+    if not tokenizer_path.is_file():
+        raise ValueError(
+            f"folder: expected a checkpoint of a run with --corpus real ({TOKENIZER_FILE} in "
+            f"{run_dir}), got {folder}"
+        )
+    model, vocab, _ = load_model_and_vocabs(folder)
+    return model.eval(), BPETokenizer.load(tokenizer_path), vocab
+
+
+def score_checkpoint(folder: Path, task: str, limit: int | None = None, beam_size: int = 1) -> dict:
+    """BLEU and chrF of one checkpoint on the test pairs of ``task`` (the first ``limit``)."""
+    model, tokenizer, vocab = load_run_model(folder)
+    pairs = task_pairs(task, "test")[:limit]
+    hypotheses = translate_pieces(
+        model, [g for g, _ in pairs], tokenizer, vocab, beam_size=beam_size
+    )
+    return bleu_chrf(hypotheses, [e for _, e in pairs])
+
+
+def logged_seconds(run_dir: Path) -> dict[int, float]:
+    """Training seconds at each logged step of a run (the log's "seconds" column)."""
+    with (Path(run_dir) / "log.csv").open(newline="", encoding="utf-8") as file:
+        return {
+            int(row["step"]): float(row["seconds"])
+            for row in csv.DictReader(file)
+            if row.get("seconds")
+        }
+
+
+def score_run(
+    run_dir: Path,
+    tasks: Sequence[str],
+    every: int = 1,
+    limit: int | None = None,
+    beam_size: int = 1,
+    echo: bool = True,
+) -> dict:
+    """Scores of every ``every``-th checkpoint of a run (and its last) on each task's test pairs,
+    beside the baselines: {"run": ..., "tasks": {task: {"baselines", "checkpoints"}}}."""
+    run_dir = Path(run_dir)
+    unknown = [task for task in tasks if task not in TASKS]
+    if unknown:
+        raise ValueError(f"tasks: expected among {', '.join(TASKS)}, got {', '.join(unknown)}")
+    checkpoints = list_checkpoints(run_dir)
+    if not checkpoints:
+        raise ValueError(f"run: expected a run folder with checkpoints, got {run_dir}")
+    chosen = [
+        c for i, c in enumerate(checkpoints) if i % every == every - 1 or c == checkpoints[-1]
+    ]
+    description = json.loads((run_dir / "config.json").read_text(encoding="utf-8"))
+    seconds = logged_seconds(run_dir)
+    result = {
+        "run": {
+            "config": description["config"],
+            "parameters": description["parameters"],
+            "world_size": description["world_size"],
+        },
+        "tasks": {},
+    }
+    for task in tasks:
+        pairs = task_pairs(task, "test")[:limit]
+        entry = {"test_pairs": len(pairs), "baselines": baseline_scores(pairs), "checkpoints": []}
+        if echo:
+            print(f"{task} ({len(pairs)} test pairs)")
+            for name, values in entry["baselines"].items():
+                print(f"{name:>16}: BLEU {values['bleu']:6.2f}  chrF {values['chrf']:6.2f}")
+        for step, folder in chosen:
+            values = score_checkpoint(folder, task, limit, beam_size)
+            entry["checkpoints"].append({"step": step, "seconds": seconds.get(step), **values})
+            if echo:
+                print(
+                    f"{'step ' + str(step):>16}: BLEU {values['bleu']:6.2f}  chrF {values['chrf']:6.2f}"
+                )
+        result["tasks"][task] = entry
+    return result
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m helpers.train.real", description=__doc__.split("\n")[0]
+    )
+    parser.add_argument(
+        "run", type=Path, help="a run folder of `python -m helpers.train --corpus real`"
+    )
+    parser.add_argument("--tasks", default=",".join(TASKS), help=f"default: {','.join(TASKS)}")
+    parser.add_argument(
+        "--every", type=int, default=1, help="score every n-th checkpoint (and the last)"
+    )
+    parser.add_argument("--beam", type=int, default=1, help="beam size (default: 1, greedy)")
+    parser.add_argument("--limit", type=int, default=None, help="score only the first test pairs")
+    parser.add_argument("--json", type=Path, default=None, help="also write the scores here")
+    args = parser.parse_args(argv)
+    try:
+        if args.every < 1:
+            raise ValueError(f"every: expected a positive int, got {args.every}")
+        scores = score_run(args.run, args.tasks.split(","), args.every, args.limit, args.beam)
+    except (ValueError, FileNotFoundError) as error:
+        print(f"python -m helpers.train.real: error: {error}", file=sys.stderr)
+        return 2
+    if args.json:
+        args.json.write_text(json.dumps(scores, indent=1) + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
