@@ -72,7 +72,7 @@ REAL_RUN ?= runs/real_small
 REAL_STEPS ?= 4000
 train-real: setup
 	$(PY) -m helpers.train --corpus real --task frequent_phrases --model small --bpe-vocab-size 8000 \
-		--tokens-per-batch 2500 --warmup-steps 400 --steps $(REAL_STEPS) --eval-every 100 \
+		--tokens-per-batch 2500 --warmup-steps 400 --lr-factor 0.5 --steps $(REAL_STEPS) --eval-every 100 \
 		--checkpoint-every 100 --output $(REAL_RUN) $(REAL_FLAGS)
 	$(PY) -m helpers.train.real $(REAL_RUN) --every 5 --json docs/real_german_runs.json
 

@@ -12,10 +12,11 @@ Folders, each importing only those above it in this list:
 - ``helpers.analysis`` (generated from notebook 13): cost meters and the alternatives to
   self-attention;
 - ``helpers.explore`` (hand-written): live explorers, sliders that redraw the notebooks' figures;
-- ``helpers.data`` (hand-written, pure Python): the generated German-English corpus;
+- ``helpers.data`` (hand-written, pure Python): the generated German-English corpus, and the
+  real German-English dictionary of notebook 15, read where Debian installs it;
 - ``helpers.pretrained``, ``helpers.paths`` (hand-written): the shipped model, where files are;
 - ``helpers.train`` (hand-written): ``python -m helpers.train``, training on many CPUs or GPUs
-  through torchrun, resume, checkpoint averaging, ``make ablations``;
+  through torchrun, resume, checkpoint averaging, ``make ablations``, scores on real German;
 - ``helpers.exercises`` (hand-written): the checks behind each notebook's exercises.
 
 Generated folders are written by ``make export`` from the cells of the notebooks marked

@@ -344,6 +344,8 @@ def test_a_run_on_the_real_dictionary_translates_and_is_scored(tmp_path, capsys)
     model, tokenizer, vocab = load_run_model(list_checkpoints(output)[-1][1])
     assert model.config.share_embeddings and len(vocab) == len(tokenizer.vocabulary) + 4
     assert model.encoder.embedding.embedding.weight is model.output_projection.weight
+    # N(0, d_model^-0.5), not Xavier (whose spread, about 0.08 here, shrinks with the vocabulary)
+    assert 0.15 < model.output_projection.weight.std().item() < 0.2
     (translation,) = translate_pieces(model, ["Ich weiß es nicht."], tokenizer, vocab)
     assert isinstance(translation, str)
     assert (

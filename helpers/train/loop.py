@@ -91,6 +91,21 @@ def prepare(config: TrainConfig) -> tuple[RunData, object]:
     return data, plan
 
 
+def normal_embedding_init_(model: Transformer) -> None:
+    """The embedding matrices drawn from N(0, d_model^-0.5), as fairseq and tensor2tensor do.
+
+    Scaled by sqrt(d_model), a token vector then starts at the size of the positional encoding,
+    whatever the vocabulary. Xavier's spread shrinks as the vocabulary grows (notebook 10): with
+    the 8,000 pieces of corpus "real", the token would start as a small part of the sum and, the
+    matrix being shared with the output projection, the logits near uniform; on that corpus the
+    validation loss after 300 steps was 5.43 with Xavier and 5.08 with this.
+    """
+    std = model.config.d_model**-0.5
+    with torch.no_grad():
+        for stack in (model.encoder, model.decoder):
+            torch.nn.init.normal_(stack.embedding.embedding.weight, 0.0, std)
+
+
 def _truncate_log(path: Path, last_step: int) -> float:
     """Drop log rows after ``last_step`` (steps a killed run did after its last checkpoint);
     returns the training seconds logged up to that step."""
@@ -132,6 +147,8 @@ def _train(config: TrainConfig, data: RunData, plan, ranks: Ranks) -> Path:
     seed_everything(config.seed)  # the same initial weights on every rank
     model_config = config.model_config(len(data.src_vocab), len(data.tgt_vocab), pad_id)
     model = Transformer(model_config).to(device)
+    if config.corpus == "real":
+        normal_embedding_init_(model)
     optimizer, scheduler = make_optimizer(
         model, model_config.d_model, config.warmup_steps, config.lr_factor
     )

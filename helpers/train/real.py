@@ -118,13 +118,15 @@ def score_checkpoint(folder: Path, task: str, limit: int | None = None, beam_siz
     return bleu_chrf(hypotheses, [e for _, e in pairs])
 
 
-def logged_seconds(run_dir: Path) -> dict[int, float]:
-    """Training seconds at each logged step of a run (the log's "seconds" column)."""
+def logged_steps(run_dir: Path) -> dict[int, dict[str, float | None]]:
+    """Step -> its training seconds and validation loss (None where not evaluated), from the log."""
     with (Path(run_dir) / "log.csv").open(newline="", encoding="utf-8") as file:
         return {
-            int(row["step"]): float(row["seconds"])
+            int(row["step"]): {
+                "seconds": float(row["seconds"]) if row.get("seconds") else None,
+                "valid_loss": float(row["valid_loss"]) if row.get("valid_loss") else None,
+            }
             for row in csv.DictReader(file)
-            if row.get("seconds")
         }
 
 
@@ -137,7 +139,9 @@ def score_run(
     echo: bool = True,
 ) -> dict:
     """Scores of every ``every``-th checkpoint of a run (and its last) on each task's test pairs,
-    beside the baselines: {"run": ..., "tasks": {task: {"baselines", "checkpoints"}}}."""
+    beside the baselines: {"run", "valid_loss": [[step, loss], ...] (the run's task),
+    "tasks": {task: {"test_pairs", "baselines", "checkpoints": [{step, seconds, valid_loss,
+    bleu, chrf}, ...]}}}."""
     run_dir = Path(run_dir)
     unknown = [task for task in tasks if task not in TASKS]
     if unknown:
@@ -149,13 +153,16 @@ def score_run(
         c for i, c in enumerate(checkpoints) if i % every == every - 1 or c == checkpoints[-1]
     ]
     description = json.loads((run_dir / "config.json").read_text(encoding="utf-8"))
-    seconds = logged_seconds(run_dir)
+    logged = logged_steps(run_dir)
     result = {
         "run": {
             "config": description["config"],
             "parameters": description["parameters"],
             "world_size": description["world_size"],
         },
+        "valid_loss": [
+            [step, values["valid_loss"]] for step, values in logged.items() if values["valid_loss"]
+        ],
         "tasks": {},
     }
     for task in tasks:
@@ -167,7 +174,7 @@ def score_run(
                 print(f"{name:>16}: BLEU {values['bleu']:6.2f}  chrF {values['chrf']:6.2f}")
         for step, folder in chosen:
             values = score_checkpoint(folder, task, limit, beam_size)
-            entry["checkpoints"].append({"step": step, "seconds": seconds.get(step), **values})
+            entry["checkpoints"].append({"step": step, **logged.get(step, {}), **values})
             if echo:
                 print(
                     f"{'step ' + str(step):>16}: BLEU {values['bleu']:6.2f}  chrF {values['chrf']:6.2f}"
