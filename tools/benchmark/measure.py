@@ -12,14 +12,15 @@ from helpers.model.transformer import TransformerConfig
 
 # Goals (the project's issue): ours at least as fast as PyTorch's layers, the cache 3x faster,
 # the whole suite in 6 minutes and 3 GB on a 2-core CPU, each notebook well under 30 s, except
-# notebook 11, whose training run may take up to two minutes (issue 5).
+# notebook 11, whose training run may take up to two minutes (issue 5), and notebook 15, which reads
+# the real dictionary, learns its BPE and trains for about two minutes (issue 16: "a few minutes").
 TRAINING_GOAL = 1.0
 DECODING_GOAL = 3.0
 BEAM_GOAL = 1.5  # every sentence's beams in one batch, against one sentence at a time
 SUITE_SECONDS_GOAL = 360.0
 SUITE_BYTES_GOAL = 3 * 1024**3
 NOTEBOOK_SECONDS_GOAL = 30.0
-NOTEBOOK_SECONDS_GOALS = {"11_training": 120.0}
+NOTEBOOK_SECONDS_GOALS = {"11_training": 120.0, "15_real_german": 180.0}
 
 
 def notebook_seconds_goal(notebook: str | Path) -> float:
