@@ -5,8 +5,8 @@
 the last) and prints sacrebleu's BLEU and chrF, beside the two baselines computed on the same
 pairs: copying the German source, and word-for-word lookup in the same dictionary. ``--json``
 also writes them, with the training seconds of each checkpoint (``make train-real`` writes
-``docs/real_german_runs.json``, which notebook 15 shows). Hypotheses and references are both normalised (lower case,
-punctuation split off), as the model reads and writes them.
+``docs/real_german_runs.json``, which notebook 15 shows). Hypotheses and references are both
+normalised (lower case, punctuation split off), as the model reads and writes them.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ import sacrebleu
 from helpers.data.dictionary import TASKS, normalize, task_pairs, word_for_word, word_lookup
 from helpers.model.transformer import Transformer
 from helpers.pipeline.decoding import beam_search, greedy_decode
+from helpers.pipeline.evaluation import _check_pairs
 from helpers.text.bpe import BPETokenizer
 from helpers.text.vocab import Vocab, pad_sequences
 from helpers.train.checkpoints import list_checkpoints, load_model_and_vocabs
@@ -72,10 +73,7 @@ def translate_pieces(
 
 def bleu_chrf(hypotheses: Sequence[str], references: Sequence[str]) -> dict[str, float]:
     """sacrebleu's corpus BLEU and chrF (both 0..100) of normalised text, one reference each."""
-    if len(hypotheses) != len(references) or not references:
-        raise ValueError(
-            f"references: expected one per hypothesis ({len(hypotheses)}), got {len(references)}"
-        )
+    _check_pairs(hypotheses, references)  # the checks of corpus_bleu (notebook 12)
     hypotheses, references = list(hypotheses), [list(references)]
     bleu = sacrebleu.metrics.BLEU(force=True)  # the text is tokenised on purpose: both sides
     return {
