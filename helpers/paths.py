@@ -21,22 +21,41 @@ BUILD_DIR = ROOT / "build"
 LESSON_NAME = re.compile(r"^(?P<number>\d\d)_[a-z0-9_]+$")
 
 
-def is_checkout(root: Path = ROOT) -> bool:
-    """True when ``root`` is the series' repository (its notebooks and pyproject are there)."""
+def is_checkout(root: Path | None = None) -> bool:
+    """True when ``root`` (by default the package's parent folder) is the series' repository:
+    its notebooks and pyproject.toml are there."""
+    root = ROOT if root is None else root
     return (root / "pyproject.toml").is_file() and (root / "notebooks").is_dir()
 
 
-def require(path: Path, what: str) -> Path:
-    """``path`` if it exists; otherwise a FileNotFoundError that names ``what`` and the fix."""
+def require(path: Path, what: str, fix: str | None = None) -> Path:
+    """``path`` if it exists; otherwise a FileNotFoundError that names ``what`` and the fix
+    (``how_to_restore(fix)``)."""
+    path = Path(path)
     if path.exists():
         return path
-    where = (
-        "it should be in this checkout: restore it with `git checkout -- .`"
-        if is_checkout()
-        else "it ships with the repository, not with the installed package: work in a clone "
+    raise FileNotFoundError(f"{what} not found at {path}; {how_to_restore(fix)}")
+
+
+def how_to_restore(fix: str | None = None) -> str:
+    """How to get back a file of the repository that is missing or damaged.
+
+    In a checkout: ``fix`` (say "rebuild it with `make train`"), by default restoring the file
+    with git. Installed without a checkout: that the file ships with the repository, not with the
+    package, whatever ``fix`` is (the commands it would name are the repository's).
+    """
+    if is_checkout():
+        return fix or "it should be in this checkout: restore it with `git checkout -- .`"
+    return (
+        "it ships with the repository, not with the installed package: work in a clone "
         "of the repository (see its README)"
     )
-    raise FileNotFoundError(f"{what} not found at {path}; {where}")
+
+
+def is_lesson(path: Path) -> bool:
+    """True for a lesson's notebook, ``NN_name.ipynb`` (the glossary is not one)."""
+    path = Path(path)
+    return path.suffix == ".ipynb" and LESSON_NAME.match(path.stem) is not None
 
 
 def numbered_notebooks(notebooks_dir: Path = NOTEBOOKS_DIR) -> list[Path]:
@@ -49,7 +68,7 @@ def numbered_notebooks(notebooks_dir: Path = NOTEBOOKS_DIR) -> list[Path]:
             f"notebooks: expected a folder of NN_name.ipynb notebooks, got {str(notebooks_dir)!r} "
             "(not a folder)"
         )
-    paths = sorted(p for p in notebooks_dir.glob("*.ipynb") if LESSON_NAME.match(p.stem))
+    paths = sorted(p for p in notebooks_dir.glob("*.ipynb") if is_lesson(p))
     if not paths:
         raise ValueError(
             f"notebooks: expected NN_name.ipynb notebooks in {str(notebooks_dir)!r}, found none"

@@ -21,7 +21,7 @@ import torch
 from helpers.data.corpus import CORPUS_SEED, load_corpus
 from helpers.display.setup import seed_everything
 from helpers.model.transformer import Transformer, TransformerConfig
-from helpers.paths import CHECKPOINTS_DIR
+from helpers.paths import CHECKPOINTS_DIR, how_to_restore, require
 from helpers.pipeline.decoding import translate
 from helpers.pipeline.evaluation import corpus_bleu
 from helpers.pipeline.training import (
@@ -35,6 +35,7 @@ from helpers.text.vocab import Vocab
 
 CHECKPOINT_DIR = CHECKPOINTS_DIR / "de_en_small"
 REBUILD_COMMAND = "make train"
+REBUILD = f"rebuild it with `{REBUILD_COMMAND}` (about ten minutes on a 2-core CPU)"
 
 # Everything that decides the shipped weights. Changing any value means running `make train`.
 RECIPE = {
@@ -125,28 +126,31 @@ def load_pretrained(
 ) -> Checkpoint:
     """The shipped model, like ``load_checkpoint``: ``model, src_vocab, tgt_vocab, metadata``.
 
-    A missing or corrupt checkpoint raises FileNotFoundError or ValueError naming the command that
-    rebuilds it.
+    A missing checkpoint raises FileNotFoundError, a corrupt one ValueError; in a checkout both
+    name the command that rebuilds it, and installed without one the error says that the model
+    ships with the repository (``helpers.paths.how_to_restore``).
     """
     directory = Path(directory)
     for name in ("checkpoint.json", "weights.pt"):
-        if not (directory / name).is_file():
-            raise FileNotFoundError(
-                f"directory: the pretrained model has no {name} in {directory.name}/; "
-                f"rebuild it with `{REBUILD_COMMAND}` (about ten minutes on a 2-core CPU)"
-            )
+        _require_file(directory, name)
     try:
         return load_checkpoint(directory, device)
     except ValueError as error:
         raise ValueError(
             f"directory: the pretrained model in {directory.name}/ cannot be loaded ({error}); "
-            f"rebuild it with `{REBUILD_COMMAND}`"
+            f"{how_to_restore(REBUILD)}"
         ) from error
 
 
 def pretrained_metadata(directory: Path = CHECKPOINT_DIR) -> dict:
     """The metadata saved with the shipped model (recipe, losses, BLEU, ...)."""
-    return json.loads((Path(directory) / "checkpoint.json").read_text())["metadata"]
+    path = _require_file(Path(directory), "checkpoint.json")
+    return json.loads(path.read_text())["metadata"]
+
+
+def _require_file(directory: Path, name: str) -> Path:
+    """directory / name, or the FileNotFoundError of ``helpers.paths.require``."""
+    return require(directory / name, f"directory: the pretrained model's {name}", REBUILD)
 
 
 def main(argv: list[str] | None = None) -> int:

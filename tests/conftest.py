@@ -26,6 +26,16 @@ def _one_thread():
     torch.set_num_threads(threads)
 
 
+@pytest.fixture(scope="session")
+def shipped():
+    """The shipped model of notebook 12 (checkpoints/de_en_small/), loaded once per session:
+    ``model, src_vocab, tgt_vocab``, in eval mode. Tests must leave it as they found it."""
+    from helpers.pretrained import load_pretrained
+
+    model, src_vocab, tgt_vocab, _ = load_pretrained()
+    return model, src_vocab, tgt_vocab
+
+
 @pytest.fixture
 def verdicts(capsys) -> Verdicts:
     """Runs exercise checks and reads their printed verdicts (see tests/exercise_checks.py)."""

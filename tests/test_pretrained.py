@@ -4,20 +4,13 @@ import json
 import shutil
 
 import pytest
-import torch
 
+from helpers import paths
 from helpers.data.corpus import load_corpus
 from helpers.pipeline.decoding import translate
 from helpers.pipeline.evaluation import corpus_bleu
 from helpers.pipeline.training import file_sha256
 from helpers.pretrained import CHECKPOINT_DIR, RECIPE, load_pretrained, pretrained_metadata
-
-
-@pytest.fixture(scope="module")
-def shipped():
-    torch.set_num_threads(1)
-    model, src_vocab, tgt_vocab, _ = load_pretrained()
-    return model, src_vocab, tgt_vocab
 
 
 def test_the_checkpoint_is_small_and_its_hash_matches():
@@ -49,8 +42,27 @@ def test_greedy_bleu_on_part_of_the_test_split_is_high(shipped):
 
 
 def test_a_missing_checkpoint_names_the_command_that_rebuilds_it(tmp_path):
-    with pytest.raises(FileNotFoundError, match="make train"):
+    with pytest.raises(FileNotFoundError, match="checkpoint.json not found .*`make train`"):
         load_pretrained(tmp_path)
+    with pytest.raises(FileNotFoundError, match="checkpoint.json not found .*`make train`"):
+        pretrained_metadata(tmp_path)
+    shutil.copyfile(CHECKPOINT_DIR / "checkpoint.json", tmp_path / "checkpoint.json")
+    assert pretrained_metadata(tmp_path) == pretrained_metadata()
+    with pytest.raises(FileNotFoundError, match="weights.pt not found .*`make train`"):
+        load_pretrained(tmp_path)
+
+
+def test_without_a_checkout_a_missing_checkpoint_says_it_ships_with_the_repository(
+    tmp_path, monkeypatch
+):
+    # Installed without a checkout: the package's parent folder holds no notebooks/ and no
+    # pyproject.toml, and `make train` is not there to run.
+    monkeypatch.setattr(paths, "ROOT", tmp_path / "site-packages")
+    for call in (load_pretrained, pretrained_metadata):
+        with pytest.raises(FileNotFoundError) as error:
+            call(tmp_path / "de_en_small")
+        assert "ships with the repository" in str(error.value)
+        assert "make train" not in str(error.value)
 
 
 def test_a_corrupt_checkpoint_names_the_command_that_rebuilds_it(tmp_path):
@@ -65,3 +77,16 @@ def test_a_corrupt_checkpoint_names_the_command_that_rebuilds_it(tmp_path):
     (copy / "checkpoint.json").write_text("{not json")
     with pytest.raises(ValueError, match="make train"):
         load_pretrained(copy)
+
+
+def test_without_a_checkout_a_corrupt_checkpoint_says_it_ships_with_the_repository(
+    tmp_path, monkeypatch
+):
+    copy = tmp_path / "copy"
+    shutil.copytree(CHECKPOINT_DIR, copy)
+    (copy / "checkpoint.json").write_text("{not json")
+    monkeypatch.setattr(paths, "ROOT", tmp_path / "site-packages")
+    with pytest.raises(ValueError, match="cannot be loaded") as error:
+        load_pretrained(copy)
+    assert "ships with the repository" in str(error.value)
+    assert "make train" not in str(error.value)
