@@ -16,6 +16,7 @@ import re
 import nbformat
 import pytest
 
+from helpers.paths import ROOT
 from tools.freshness import notebook_problems
 from tools.translation.__main__ import (
     EDITION_DIR,
@@ -141,9 +142,8 @@ def test_a_glossary_term_is_used_in_chinese_with_its_english_at_first_use(
 
 
 def test_the_chinese_readme_lists_every_notebook_and_links_both_ways():
-    root = EDITION_DIR.parents[1]
-    chinese = (root / "README.zh-CN.md").read_text(encoding="utf-8")
-    english = (root / "README.md").read_text(encoding="utf-8")
+    chinese = (ROOT / "README.zh-CN.md").read_text(encoding="utf-8")
+    english = (ROOT / "README.md").read_text(encoding="utf-8")
     listed = re.findall(r"^\| (\d\d) \| `(\d\d_[a-z0-9_]+)` \|", chinese, re.MULTILINE)
     lessons = [p.stem for p in ENGLISH if p.stem != "glossary"]
     assert [stem for _, stem in listed] == lessons

@@ -11,12 +11,11 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from helpers.paths import NOTEBOOKS_DIR, numbered_notebooks
 from tools.notebook_format import KERNELSPEC
 
-ROOT = Path(__file__).resolve().parents[1]
-NOTEBOOKS_DIR = ROOT / "notebooks"
 GLOSSARY = NOTEBOOKS_DIR / "glossary.ipynb"
-LESSONS = sorted(p for p in NOTEBOOKS_DIR.glob("[0-9][0-9]_*.ipynb"))
+LESSONS = numbered_notebooks()
 ALL_NOTEBOOKS = sorted(NOTEBOOKS_DIR.glob("*.ipynb"))
 
 # A markdown link or an HTML href to a notebook: [text](04_masks.ipynb#anchor), href="x.ipynb".

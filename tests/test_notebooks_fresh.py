@@ -1,26 +1,24 @@
 """Every stored notebook is what a fresh top-to-bottom run stores; broken cases are caught."""
 
 import json
-import re
-from pathlib import Path
 
 import pytest
 
+from helpers.paths import NOTEBOOKS_DIR, numbered_notebooks
 from tools.freshness import notebook_problems
 
-ROOT = Path(__file__).resolve().parents[1]
 # The glossary is the one notebook that is not a lesson: no number, no code (tests/test_glossary.py).
-GLOSSARY = ROOT / "notebooks" / "glossary.ipynb"
-NOTEBOOKS = sorted(p for p in (ROOT / "notebooks").glob("*.ipynb") if p != GLOSSARY)
+GLOSSARY = NOTEBOOKS_DIR / "glossary.ipynb"
+NOTEBOOKS = numbered_notebooks()
 
 
 def test_notebooks_are_numbered_in_sequence():
     names = [path.name for path in NOTEBOOKS]
-    assert names, "no notebooks found"
-    numbers = [int(name[:2]) for name in names if re.match(r"\d\d_[a-z0-9_]+\.ipynb$", name)]
-    assert len(numbers) == len(names), (
-        f"every notebook but glossary.ipynb is named NN_words.ipynb: {names}"
+    others = sorted(p.name for p in NOTEBOOKS_DIR.glob("*.ipynb") if p not in NOTEBOOKS)
+    assert others == [GLOSSARY.name], (
+        f"every notebook but glossary.ipynb is NN_words.ipynb: {others}"
     )
+    numbers = [int(name[:2]) for name in names]
     assert numbers == list(range(len(numbers))), f"numbered 00, 01, ... without gaps: {names}"
 
 

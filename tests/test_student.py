@@ -17,12 +17,12 @@ import pytest
 from nbclient import NotebookClient
 from nbformat import NotebookNode
 
+from helpers.paths import NOTEBOOKS_DIR as NOTEBOOKS
+from helpers.paths import numbered_notebooks
 from tools import student
 from tools.notebook_format import KERNELSPEC
 
-ROOT = Path(__file__).resolve().parents[1]
-NOTEBOOKS = ROOT / "notebooks"
-NUMBERED = sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))
+NUMBERED = numbered_notebooks()
 UNFINISHED = "returned None: fill in its body"
 CHECK_CALL = re.compile(r"^check_\w+\(", re.MULTILINE)  # a check called at the start of a line
 KERNEL_TIMEOUT_SECONDS = 120

@@ -30,7 +30,7 @@ import nbformat
 from nbformat import NotebookNode
 
 from helpers.paths import NOTEBOOKS_DIR as NOTEBOOKS
-from helpers.paths import ROOT
+from helpers.paths import ROOT, is_lesson
 from tools.notebook_format import SOLUTION_TAG, is_solution
 
 # Left in every copy's folder: only a folder holding it (or a new or empty one) is written into.
@@ -40,7 +40,6 @@ EXERCISE_TAG = "exercise"
 NO_HINT = "see the exercise above."
 YOUR_CODE = "# Your code here."
 LINE_LENGTH = 100  # ruff's, so a stub reads like the rest of the code
-NUMBERED = re.compile(r"^\d\d_.*\.ipynb$")
 SPAN = re.compile(r"`[^`]*`|\$[^$]*\$")  # inline code and inline math: kept on one line
 NO_BREAK = "\0"  # stands for a space inside a span while the hint is wrapped
 HINT = re.compile(r"\*(?:Hint:|提示：)\*\s*(?P<text>.*?)(?:\n\s*\n|\Z)", re.DOTALL)
@@ -279,7 +278,7 @@ def write_student_copy(
     for path in sorted(notebooks_dir.iterdir()):
         if not path.is_file() or path.name.startswith("."):
             continue
-        if NUMBERED.match(path.name):
+        if is_lesson(path):
             notebook = nbformat.read(path, as_version=4)
             has_solutions = any(is_solution(cell) for cell in notebook.cells)
             copies[path.name] = (
