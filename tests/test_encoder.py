@@ -20,13 +20,9 @@ PAD = 0
 
 
 @pytest.fixture(autouse=True)
-def _seed_and_one_thread():
-    # One thread: tiny tensors gain nothing from more, and on a busy machine threads only wait.
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
+def _seed():
+    # Each test draws its weights from the same seed (tests/conftest.py sets one thread).
     torch.manual_seed(0)
-    yield
-    torch.set_num_threads(threads)
 
 
 def padded_batch() -> torch.Tensor:
