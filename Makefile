@@ -15,16 +15,16 @@ help:
 	@echo "make lab        set up .venv and open JupyterLab on notebooks/"
 	@echo "make test       set up .venv and run every test (strict nbval + unit tests)"
 	@echo "make lint       ruff over helpers, tests and notebooks"
-	@echo "make export     write the notebooks' exported cells into helpers/"
+	@echo "make export     write the notebooks' exported cells into helpers/ (ARGS=--check: change nothing, fail on a difference)"
 	@echo "make notebooks  re-execute every notebook in place in a fresh kernel (English, then the Chinese edition)"
 	@echo "make bench      time our model against PyTorch's layers and the KV cache (ARGS=--quick | --suite | --notebooks)"
 	@echo "make train      retrain the shipped German-English model in checkpoints/ (CPU, < 10 min)"
 	@echo "make train-real the model of notebook 15 on the German-English dictionary (CPU, about an hour), scored into docs/real_german_runs.json"
 	@echo "make ablations  train Table 3's rows on the CPU, write docs/table3_ablations.json (ARGS=\"--rows A,E --steps 400\")"
 	@echo "make mutation   mutation testing (mutmut) of the model, decoding and training modules; prints the score (ARGS=\"--module masks\")"
-	@echo "make student    write the classroom edition (exercise solutions replaced by stubs) to student/"
+	@echo "make student    write the classroom edition (exercise solutions replaced by stubs) to student/ (ARGS=\"--language zh\": the Chinese one)"
 	@echo "make docs       build the offline website of the notebooks in build/site/ (open index.html)"
-	@echo "make test-browser  run notebooks 00, 04, 12 in JupyterLab and open the built site in Chromium"
+	@echo "make test-browser  Chromium runs notebooks 00, 04, 12, the Chinese 04 and the five explorers in JupyterLab, and opens the built site in English and Chinese"
 
 # Re-installs only when requirements.txt or pyproject.toml changed since the last install.
 $(STAMP): requirements.txt pyproject.toml
@@ -47,7 +47,7 @@ lint: setup
 	$(VENV)/bin/ruff format --check helpers tools tests notebooks conftest.py
 
 export: setup
-	$(PY) -m tools.export
+	$(PY) -m tools.export $(ARGS)
 
 # Usage: make notebooks            (all of them, English then Chinese)
 #        make notebooks NB=notebooks/03_scaled_dot_product_attention.ipynb
