@@ -632,3 +632,54 @@ def test_deep_dives_are_folded_on_the_web_page():
     inside = [c.get_text(" ", strip=True) for c in details[0].find_all(class_="jp-Cell")]
     assert inside == ["Deep dive · More¶ b", "Inside", "x = 1"]
     assert "Back on the core path" not in details[0].get_text()
+
+
+# ---------------------------------------------------------------- explorers (live widgets)
+
+WIDGET_NOTEBOOK = "04_masks"  # a short notebook whose explorer is stored as a widget output
+
+
+def widget_outputs(path: Path) -> int:
+    return sum(
+        docs.pages.WIDGET_MIME in output.get("data", {})
+        for cell in notebook(path).cells
+        if cell.cell_type == "code"
+        for output in cell.outputs
+    )
+
+
+def test_a_widget_output_becomes_a_note_in_the_pages_language():
+    for language, path in (
+        ("en", docs.NOTEBOOKS / f"{WIDGET_NOTEBOOK}.ipynb"),
+        ("zh", docs.NOTEBOOKS / "zh" / f"{WIDGET_NOTEBOOK}.ipynb"),
+    ):
+        stored = notebook(path)
+        count = widget_outputs(path)
+        assert count >= 1, f"{path.name} stores no explorer any more: pick another notebook"
+        assert docs.replace_widget_outputs(stored, language) == count
+        assert docs.replace_widget_outputs(stored, language) == 0  # nothing left to replace
+        site = {"commit": "abc1234", "nbconvert_version": "x", "mathjax_url": "mathjax/MathJax.js",
+                "root": "", "lang": language, "switch": None, "prev": None, "next": None,
+                "from_notebook": path.name, "page": f"{path.stem}.html"}  # fmt: skip
+        html = docs.render_notebook(path, "a title", site)
+        text = BeautifulSoup(html, "lxml").get_text()
+        assert "VBox(children=" not in text and "widget-view" not in html
+        assert text.count(docs.WIDGET_NOTE[language]) == count
+    with pytest.raises(ValueError, match="language"):
+        docs.replace_widget_outputs(notebook(path), "fr")
+
+
+def test_no_page_shows_a_widget_repr(site):
+    folder, _, _ = site
+    checked = 0
+    for page in all_pages(folder):
+        text = soup(page).get_text()
+        assert "VBox(children=" not in text, page.name
+        language = "zh" if page.parent.name == "zh" else "en"
+        path = (docs.NOTEBOOKS / ("zh" if language == "zh" else "") / page.name).with_suffix(
+            ".ipynb"
+        )
+        if path.stem in STEMS and widget_outputs(path):
+            assert text.count(docs.WIDGET_NOTE[language]) == widget_outputs(path), page.name
+            checked += 1
+    assert checked >= 2, "no page with an explorer was checked"

@@ -17,7 +17,7 @@ lab.css, instead of being inlined into every page.
 
 The package, by concern: ``notebooks`` (what the site reads from a notebook), ``run_times`` (the
 measured run times), ``pages`` (one notebook as a page: nbconvert, MathJax, links, deep dives
-folded) and ``site`` (the whole site, the index and the teacher's guide, the command).
+folded, an explorer's live controls replaced by a note saying to run the notebook) and ``site`` (the whole site, the index and the teacher's guide, the command).
 """
 
 from tools.docs.notebooks import (
@@ -31,12 +31,14 @@ from tools.docs.notebooks import (
     title_and_intro,
 )
 from tools.docs.pages import (
+    WIDGET_NOTE,
     build_commit,
     copy_mathjax,
     fold_deep_dives,
     markdown_html,
     mathjax_source,
     render_notebook,
+    replace_widget_outputs,
     rewrite_notebook_links,
 )
 from tools.docs.run_times import (
@@ -69,6 +71,7 @@ __all__ = [
     "NOT_MEASURED",
     "RUN_TIMES",
     "SITE_CSS",
+    "WIDGET_NOTE",
     "Exercise",
     "NotebookInfo",
     "RunTimes",
@@ -90,6 +93,7 @@ __all__ = [
     "prepare_output",
     "read_notebook",
     "render_notebook",
+    "replace_widget_outputs",
     "rewrite_notebook_links",
     "roadmap_summaries",
     "run_text",

@@ -137,6 +137,34 @@ def lab_css(exporter: HTMLExporter) -> str:
     return "\n".join(environment.loader.get_source(environment, name)[0] for name in names)
 
 
+# An explorer's controls are stored as a widget reference that only a running kernel can draw; a
+# page shows this line in its place (the explorer's first figure and values follow it).
+WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
+WIDGET_NOTE = {
+    "en": "Live controls here (sliders, text box): run the notebook in JupyterLab to use them. "
+    "Below, what they show at first.",
+    "zh": "这里是交互控件（滑块、文本框）：在 JupyterLab 中运行本笔记本即可使用。下面是它们最初显示的内容。",
+}
+
+
+def replace_widget_outputs(notebook, language: str = "en") -> int:
+    """Put WIDGET_NOTE (in the page's language) in place of every widget output, in place.
+
+    Without a kernel, a widget output would show its text/plain repr
+    (``VBox(children=(HTML(...``). Returns how many outputs were replaced.
+    """
+    if language not in WIDGET_NOTE:
+        raise ValueError(f"language: expected one of {sorted(WIDGET_NOTE)}, got {language!r}")
+    note = f'<p class="site-widget-note"><em>{WIDGET_NOTE[language]}</em></p>'
+    replaced = 0
+    for cell in notebook.cells:
+        for output in cell.get("outputs", []) if cell.cell_type == "code" else []:
+            if WIDGET_MIME in output.get("data", {}):
+                output["data"] = {"text/html": note}
+                replaced += 1
+    return replaced
+
+
 _EXPORTER: HTMLExporter | None = None
 
 
@@ -147,6 +175,7 @@ def render_notebook(path: Path, title: str, site: dict) -> str:
         _EXPORTER = site_exporter()
     notebook = read_notebook(path)
     notebook.metadata["title"] = title
+    replace_widget_outputs(notebook, site.get("lang", "en"))
     html, _ = _EXPORTER.from_notebook_node(
         notebook, resources={"site": site, "metadata": {"name": path.stem}}
     )
