@@ -1,4 +1,11 @@
-"""How long an explorer (helpers.explore) takes to redraw after a control changes."""
+"""How long an explorer (helpers.explore) takes to redraw after a control changes.
+
+    python -m tools.benchmark.explorers [--rounds N]   # only the explorers (make bench times them too)
+
+Besides short sentences of the corpus, a student types sentences the model cannot read: with
+OUT_OF_VOCABULARY (three unknown words) greedy decoding runs to its length limit, so the new
+sentence, and every redraw of its long decoder maps, is the slowest case a student meets.
+"""
 
 from __future__ import annotations
 
@@ -15,6 +22,8 @@ from tools.benchmark.report import _milliseconds, _yes, markdown_table
 
 
 EXPLORER_GOALS = {"update": 0.3, "new sentence": 1.0}
+# Notebook 12's example of a sentence outside the corpus: "wo", "ist" and "bahnhof" become <unk>.
+OUT_OF_VOCABULARY = "wo ist der bahnhof"
 
 
 @dataclass(frozen=True)
@@ -53,7 +62,9 @@ def _time_explorers(rounds: int) -> list[ExplorerTiming]:
     from helpers.pretrained import load_pretrained
 
     model, src_vocab, tgt_vocab, _ = load_pretrained()
+    shipped = (model, src_vocab, tgt_vocab)
     sentences = [german for german, _ in _test_pairs(rounds + 1)]
+    kinds = ["encoder self", "decoder self", "cross"]
     cases = [
         ("schedule", "warm-up slider", explore_schedule(show=False), "warmup_steps",
          [1000 + 100 * i for i in range(rounds)], EXPLORER_GOALS["update"]),
@@ -67,6 +78,13 @@ def _time_explorers(rounds: int) -> list[ExplorerTiming]:
          "layer", [i % model.config.n_layers for i in range(rounds)], EXPLORER_GOALS["update"]),
         ("attention", "new sentence (translated)", explore_attention(model, src_vocab, tgt_vocab, show=False),
          "sentence", sentences[1:], EXPLORER_GOALS["new sentence"]),
+        # The same sentence in a fresh explorer each round: nothing cached, as when first typed.
+        ("attention", "new sentence, 3 unknown words",
+         lambda: explore_attention(*shipped, show=False), "sentence",
+         [OUT_OF_VOCABULARY] * rounds, EXPLORER_GOALS["new sentence"]),
+        ("attention", "kind, on that sentence (all heads)",
+         explore_attention(*shipped, sentence=OUT_OF_VOCABULARY, show=False), "kind",
+         [kinds[(1 + i) % 3] for i in range(rounds)], EXPLORER_GOALS["update"]),
         ("decoding", "step slider", explore_decoding(model, src_vocab, tgt_vocab, show=False),
          "step", [1 + i % 5 for i in range(rounds)], None),
     ]  # fmt: skip
@@ -74,8 +92,10 @@ def _time_explorers(rounds: int) -> list[ExplorerTiming]:
     for name, change, explorer, control, values, goal in cases:
         seconds = []
         for value in values:
-            explorer.update(**{control: value})
-            seconds.append(explorer.last_seconds)
+            # A factory gives a fresh explorer per round (built, then timed on the change alone).
+            shown = explorer() if callable(explorer) else explorer
+            shown.update(**{control: value})
+            seconds.append(shown.last_seconds)
         timings.append(ExplorerTiming(name, change, statistics.median(seconds), goal))
     return timings
 
@@ -83,6 +103,16 @@ def _time_explorers(rounds: int) -> list[ExplorerTiming]:
 def _test_pairs(count: int) -> list[tuple[str, str]]:
 
     return load_corpus("test")[:count]
+
+
+def missed_explorer_goals(timings: Sequence[ExplorerTiming]) -> list[str]:
+    """One line per explorer change slower than its goal (none when every goal is met)."""
+    return [
+        f"goal missed: {t.explorer}, {t.change}: {_milliseconds(t.seconds)} "
+        f"(goal <= {_milliseconds(t.goal)})"
+        for t in timings
+        if t.goal is not None and t.seconds > t.goal
+    ]
 
 
 def explorers_table(timings: Sequence[ExplorerTiming]) -> str:
@@ -93,3 +123,27 @@ def explorers_table(timings: Sequence[ExplorerTiming]) -> str:
         for t in timings
     ]  # fmt: skip
     return markdown_table(["explorer", "change", "median update", "goal", "met"], rows)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Time only the explorers: their table, then a "goal missed" line for each goal missed."""
+    import argparse
+    import sys
+
+    parser = argparse.ArgumentParser(
+        prog="python -m tools.benchmark.explorers",
+        description="How long each explorer takes to redraw after a control changes.",
+    )
+    parser.add_argument("--rounds", type=int, default=7, help="timed changes per case (default 7)")
+    args = parser.parse_args(argv)
+    if args.rounds < 1:
+        parser.error(f"--rounds: expected a positive int, got {args.rounds}")
+    timings = bench_explorers(args.rounds)
+    print(explorers_table(timings))
+    for line in missed_explorer_goals(timings):
+        print(line, file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
