@@ -12,6 +12,7 @@ from helpers.data.dictionary import (
     INSTALL,
     TASKS,
     alternatives,
+    check_train_kinds,
     dictionary_pairs,
     normalize,
     parse_line,
@@ -83,6 +84,18 @@ def test_bad_arguments_are_named(tmp_path):
         task_pairs("poems", "test")
     with pytest.raises(FileNotFoundError, match="path: expected the German-English dictionary"):
         require_dictionary(tmp_path / "missing")
+    for wrong in ("sentence,idiom", "word,word", ""):
+        with pytest.raises(ValueError, match="train_kinds: expected distinct kinds among"):
+            check_train_kinds(wrong)
+    assert check_train_kinds("word, phrase") == ("word", "phrase")
+
+
+@needs_dictionary
+def test_training_pairs_are_the_kinds_asked_for():
+    default = task_pairs("sentences", "train")
+    assert default == dictionary_pairs("sentence", "train") + dictionary_pairs("phrase", "train")
+    with_words = task_pairs("frequent_phrases", "train", train_kinds="word,phrase")
+    assert with_words == dictionary_pairs("word", "train") + dictionary_pairs("phrase", "train")
 
 
 @needs_dictionary

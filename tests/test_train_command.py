@@ -43,10 +43,10 @@ TINY += ["--warmup-steps", "10", "--no-progress"]
 
 @pytest.fixture(autouse=True)
 def _isolated():
-    """In-process runs seed the global generators and may change threads: put them back."""
+    """In-process runs seed the global generators and may change threads: put them back
+    (tests/conftest.py has already set one thread)."""
     threads = torch.get_num_threads()
     states = random.getstate(), np.random.get_state(), torch.get_rng_state()
-    torch.set_num_threads(1)
     yield
     torch.set_num_threads(threads)
     random.setstate(states[0])
@@ -232,6 +232,10 @@ BAD_INPUT = {
         ["--corpus", "real", "--task", "poems"],
         r"task: expected one of sentences, frequent_phrases, got 'poems'",
     ),
+    "unknown kind of training pair": (
+        ["--corpus", "real", "--train-kinds", "sentence,poem"],
+        r"train_kinds: expected distinct kinds among sentence, phrase, word, .* got 'sentence,poem'",
+    ),
     "batch smaller than one sentence": (
         ["--tokens-per-batch", "8"],
         r"tokens_per_batch: .* expected at least \d+ tokens per micro-batch, got 8",
@@ -362,3 +366,6 @@ def test_a_run_on_the_real_dictionary_translates_and_is_scored(tmp_path, capsys)
     (checkpoint,) = scores["tasks"]["sentences"]["checkpoints"]
     assert checkpoint["step"] == 4 and checkpoint["seconds"] > 0
     assert real_main([str(tmp_path / "nothing")]) == 2
+    if not torch.cuda.is_available():
+        assert real_main([str(output), "--device", "cuda"]) == 2
+        assert "device: expected 'cpu' or 'auto'" in capsys.readouterr().err

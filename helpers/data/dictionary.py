@@ -218,6 +218,9 @@ TASKS = {
     "frequent_phrases": "held-out phrases of at most 5 words, every German word seen at least "
     "20 times in the training German",
 }
+# What a model trains on unless told otherwise: the sentences and phrases ("word" adds the
+# one-word entries, which the word-for-word baseline reads).
+TRAIN_KINDS = "sentence,phrase"
 FREQUENT_MAX_WORDS = 5
 FREQUENT_MIN_COUNT = 20
 
@@ -241,15 +244,32 @@ def is_frequent_phrase(german: str, path: Path = DICTIONARY) -> bool:
     )
 
 
-def task_pairs(task: str, split: str, path: Path = DICTIONARY) -> list[tuple[str, str]]:
-    """The pairs of a task's split: "train" is every training sentence and phrase; "valid" and
-    "test" are the task's held-out pairs (see TASKS)."""
+def check_train_kinds(train_kinds: str) -> tuple[str, ...]:
+    """The kinds named in a comma-separated ``train_kinds`` ("sentence,phrase"); ValueError when
+    one is not in KINDS, one repeats or none is named."""
+    kinds = tuple(kind.strip() for kind in str(train_kinds).split(","))
+    if not all(kind in KINDS for kind in kinds) or len(set(kinds)) != len(kinds):
+        raise ValueError(
+            f"train_kinds: expected distinct kinds among {', '.join(KINDS)}, separated by commas, "
+            f"got {train_kinds!r}"
+        )
+    return kinds
+
+
+def task_pairs(
+    task: str, split: str, path: Path = DICTIONARY, train_kinds: str = TRAIN_KINDS
+) -> list[tuple[str, str]]:
+    """The pairs of a task's split: "train" is every training pair of the kinds in
+    ``train_kinds`` (by default sentences and phrases); "valid" and "test" are the task's
+    held-out pairs (see TASKS)."""
     if task not in TASKS:
         raise ValueError(f"task: expected one of {', '.join(TASKS)}, got {task!r}")
     if split == "train":
-        return dictionary_pairs("sentence", "train", path) + dictionary_pairs(
-            "phrase", "train", path
-        )
+        return [
+            pair
+            for kind in check_train_kinds(train_kinds)
+            for pair in dictionary_pairs(kind, "train", path)
+        ]
     if task == "sentences":
         return dictionary_pairs("sentence", split, path)
     return [

@@ -46,14 +46,16 @@ class TrainConfig:
     larger, the step is split into micro-batches whose gradients are accumulated.
     stop_after: kill the process (SIGKILL) after this step, to test --resume.
     train_pairs, valid_pairs: use only the first pairs of a split (tests, quick runs).
-    task, bpe_vocab_size: for corpus "real" (notebook 15, the installed German-English
-    dictionary): the held-out pairs it is validated on (helpers.data.dictionary.TASKS) and the
-    size of its shared source-target BPE vocabulary.
+    task, train_kinds, bpe_vocab_size: for corpus "real" (notebook 15, the installed
+    German-English dictionary): the held-out pairs it is validated on
+    (helpers.data.dictionary.TASKS), the kinds of training pair it learns from (comma-separated
+    among sentence, phrase, word) and the size of its shared source-target BPE vocabulary.
     """
 
     model: str = "small"
     corpus: str = "series"
     task: str = "sentences"
+    train_kinds: str = "sentence,phrase"
     bpe_vocab_size: int = 8_000
     tokens_per_batch: int = 25_000
     max_tokens_per_step: int | None = None
@@ -95,10 +97,11 @@ class TrainConfig:
             value = getattr(self, name)
             if value not in allowed:
                 raise ValueError(f"{name}: expected one of {', '.join(allowed)}, got {value!r}")
-        from helpers.data.dictionary import TASKS
+        from helpers.data.dictionary import TASKS, check_train_kinds
 
         if self.task not in TASKS:
             raise ValueError(f"task: expected one of {', '.join(TASKS)}, got {self.task!r}")
+        check_train_kinds(self.train_kinds)
         positive = ["tokens_per_batch", "steps", "warmup_steps", "max_len", "eval_every"]
         positive += ["checkpoint_every", "bpe_vocab_size"]
         optional_positive = ["max_tokens_per_step", "n_layers", "d_model", "d_ff", "n_heads"]

@@ -67,7 +67,8 @@ def to_pieces(pairs: Sequence[tuple[str, str]], tokenizer: BPETokenizer) -> list
 def _load_real(config: TrainConfig) -> RunData:
     from helpers.data.dictionary import task_pairs
 
-    train_pairs = task_pairs(config.task, "train")[: config.train_pairs]
+    train_pairs = task_pairs(config.task, "train", train_kinds=config.train_kinds)
+    train_pairs = train_pairs[: config.train_pairs]
     valid_pairs = task_pairs(config.task, "valid")[: config.valid_pairs]
     tokenizer = train_bpe([text for pair in train_pairs for text in pair], config.bpe_vocab_size)
     vocab = Vocab(tokenizer.vocabulary)

@@ -28,6 +28,7 @@ from helpers.text.bpe import BPETokenizer
 from helpers.text.vocab import Vocab, pad_sequences
 from helpers.train.checkpoints import list_checkpoints, load_model_and_vocabs
 from helpers.train.data import TOKENIZER_FILE
+from helpers.train.distributed import pick_training_device
 
 
 def translate_pieces(
@@ -92,8 +93,9 @@ def baseline_scores(pairs: Sequence[tuple[str, str]]) -> dict[str, dict[str, flo
     }
 
 
-def load_run_model(folder: Path) -> tuple[Transformer, BPETokenizer, Vocab]:
-    """The model of a checkpoint folder of a "real" run, its run's tokenizer and vocabulary."""
+def load_run_model(folder: Path, device: str = "cpu") -> tuple[Transformer, BPETokenizer, Vocab]:
+    """The model of a checkpoint folder of a "real" run (on ``device``), its run's tokenizer and
+    vocabulary."""
     folder = Path(folder)
     run_dir = folder.parent.parent
     tokenizer_path = run_dir / TOKENIZER_FILE
@@ -102,13 +104,16 @@ def load_run_model(folder: Path) -> tuple[Transformer, BPETokenizer, Vocab]:
             f"folder: expected a checkpoint of a run with --corpus real ({TOKENIZER_FILE} in "
             f"{run_dir}), got {folder}"
         )
-    model, vocab, _ = load_model_and_vocabs(folder)
+    model, vocab, _ = load_model_and_vocabs(folder, device)
     return model.eval(), BPETokenizer.load(tokenizer_path), vocab
 
 
-def score_checkpoint(folder: Path, task: str, limit: int | None = None, beam_size: int = 1) -> dict:
-    """BLEU and chrF of one checkpoint on the test pairs of ``task`` (the first ``limit``)."""
-    model, tokenizer, vocab = load_run_model(folder)
+def score_checkpoint(
+    folder: Path, task: str, limit: int | None = None, beam_size: int = 1, device: str = "cpu"
+) -> dict:
+    """BLEU and chrF of one checkpoint on the test pairs of ``task`` (the first ``limit``),
+    translated on ``device``."""
+    model, tokenizer, vocab = load_run_model(folder, device)
     pairs = task_pairs(task, "test")[:limit]
     hypotheses = translate_pieces(
         model, [g for g, _ in pairs], tokenizer, vocab, beam_size=beam_size
@@ -135,6 +140,7 @@ def score_run(
     limit: int | None = None,
     beam_size: int = 1,
     echo: bool = True,
+    device: str = "cpu",
 ) -> dict:
     """Scores of every ``every``-th checkpoint of a run (and its last) on each task's test pairs,
     beside the baselines: {"run", "valid_loss": [[step, loss], ...] (the run's task),
@@ -171,7 +177,7 @@ def score_run(
             for name, values in entry["baselines"].items():
                 print(f"{name:>16}: BLEU {values['bleu']:6.2f}  chrF {values['chrf']:6.2f}")
         for step, folder in chosen:
-            values = score_checkpoint(folder, task, limit, beam_size)
+            values = score_checkpoint(folder, task, limit, beam_size, device)
             entry["checkpoints"].append({"step": step, **logged.get(step, {}), **values})
             if echo:
                 print(
@@ -195,11 +201,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--beam", type=int, default=1, help="beam size (default: 1, greedy)")
     parser.add_argument("--limit", type=int, default=None, help="score only the first test pairs")
     parser.add_argument("--json", type=Path, default=None, help="also write the scores here")
+    parser.add_argument(
+        "--device",
+        default="auto",
+        choices=("auto", "cpu", "cuda"),
+        help="auto (default): cuda when there is one",
+    )
     args = parser.parse_args(argv)
     try:
         if args.every < 1:
             raise ValueError(f"every: expected a positive int, got {args.every}")
-        scores = score_run(args.run, args.tasks.split(","), args.every, args.limit, args.beam)
+        device = str(pick_training_device(args.device))
+        scores = score_run(
+            args.run, args.tasks.split(","), args.every, args.limit, args.beam, device=device
+        )
     except (ValueError, FileNotFoundError) as error:
         print(f"python -m helpers.train.real: error: {error}", file=sys.stderr)
         return 2
