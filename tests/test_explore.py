@@ -243,3 +243,46 @@ def test_stepping_the_decoder_redraws_each_step(shipped):
         pictures.add(explorer.last_png)
     assert len(pictures) == 3
     assert explorer.controls["step"].max == explorer.last_data["n_steps"] - 1
+
+
+def test_the_readout_shows_the_score_that_alpha_changes(shipped):
+    """A finished hypothesis is ranked by log P / lp(|Y|): the readout prints that score, so that
+    moving alpha changes what the student reads, not only what the search does."""
+    from helpers.explore.decoding import DecodingSource, decoding_view, describe_decoding
+    from helpers.pipeline.decoding import length_penalty
+
+    source = DecodingSource(*shipped)
+    sentence = "ihr kauft ein , weil wir aufstehen"
+    texts = {}
+    for alpha in (0.0, 0.6, 2.0):
+        # Step 7: "you go shopping because we get up </s>" finishes (8 tokens).
+        view = decoding_view(source, sentence, beam_size=4, alpha=alpha, step=7)
+        finished = [
+            (candidate, score)
+            for candidate, score in zip(view["candidates"], view["scores"], strict=True)
+            if candidate[-1] == "finished"
+        ]
+        assert [c[0] + " " + c[1] for c, _ in finished] == [
+            "you go shopping because we get up </s>"
+        ]
+        (_, _, _, total, _), score = finished[0]
+        assert score == pytest.approx(total / length_penalty(8, alpha))
+        assert all(s is None for c, s in zip(view["candidates"], view["scores"], strict=True)
+                   if c[-1] != "finished")  # fmt: skip
+        # The search's own record of finished hypotheses holds the same score, and is best first.
+        assert view["finished"][0] == (
+            "you go shopping because we get up </s>",
+            pytest.approx(score),
+        )
+        assert [s for _, s in view["finished"]] == sorted(
+            (s for _, s in view["finished"]), reverse=True
+        )
+        text = describe_decoding(view)
+        assert f"finished, score = total / lp(8) = {score:.3f}" in text
+        assert (
+            f"finished so far, best score first: you go shopping because we get up </s> ({score:.3f})"
+            in text
+        )
+        texts[alpha] = text
+    assert len(set(texts.values())) == 3, "moving alpha must change the printed scores"
+    assert "-1.330" in texts[0.0]  # alpha = 0: lp = 1, the score is the total log-probability

@@ -12,7 +12,7 @@ from helpers.display.language import tr
 from helpers.display.plots import plot_heatmap
 from helpers.explore.live import Explorer
 from helpers.model.transformer import Transformer
-from helpers.pipeline.decoding import beam_search, source_ids
+from helpers.pipeline.decoding import beam_search, length_penalty, source_ids
 from helpers.text.vocab import Vocab
 
 
@@ -47,7 +47,11 @@ def decoding_view(
 ) -> dict:
     """What the search did at one step: its candidates, the beams kept, and the tree so far.
 
-    beam_size=1 with alpha=0 is greedy decoding. step is clipped to the last step of the search.
+    candidates: (prefix, token, log P(token), total log P, fate), best total first; scores: for
+    each candidate that finished (ended with </s>), its score total / lp(|Y|), else None;
+    finished: every hypothesis finished so far and its score, best first (the best one wins
+    when the search stops). beam_size=1 with alpha=0 is greedy decoding. step is clipped to the
+    last step of the search.
     """
     if not isinstance(step, int) or step < 0:
         raise ValueError(f"step: expected an int >= 0, got {step!r}")
@@ -59,11 +63,19 @@ def decoding_view(
         max(record["live"], key=lambda item: item[1])[0] if record["live"] else search["output"]
     )
     words = source.tgt_vocab.id_to_token
+    # A finished hypothesis Y (</s> included) is ranked by log P(Y) / lp(|Y|): what alpha changes.
+    scores = [
+        total / length_penalty(len(prefix) + 1, float(alpha)) if fate == "finished" else None
+        for prefix, _, _, total, fate in record["candidates"]
+    ]
     return {
         "sentence": sentence, "beam_size": beam_size, "alpha": alpha, "step": step,
         "n_steps": len(trace), "src_tokens": search["src_tokens"],
         "candidates": [(" ".join(words[t] for t in prefix), words[token], log_p, total, fate)
                        for prefix, token, log_p, total, fate in record["candidates"]],
+        "scores": scores,
+        "finished": sorted(((" ".join(words[t] for t in ids), score)
+                            for score, ids in record["finished"]), key=lambda item: -item[1]),
         "trace": trace[: step + 1], "words": words,
         "chosen": " ".join(words[t] for t in chosen),
         "attention": source.cross_attention(search["src"], chosen),
@@ -118,15 +130,28 @@ def describe_decoding(view: dict) -> str:
             step=view["step"], count=len(view["candidates"])
         )
     ]
-    for prefix, token, log_p, total, fate in view["candidates"]:
-        lines.append(
-            "  "
-            + tr("{candidate:<40} log p {log_p:7.3f}  total {total:7.3f}  {fate}").format(
-                candidate=(prefix + " " + token).strip(),
-                log_p=log_p,
-                total=total,
-                fate=_fate_label(fate),
+    for (prefix, token, log_p, total, fate), score in zip(
+        view["candidates"], view["scores"], strict=True
+    ):
+        line = tr("{candidate:<40} log p {log_p:7.3f}  total {total:7.3f}  {fate}").format(
+            candidate=(prefix + " " + token).strip(),
+            log_p=log_p,
+            total=total,
+            fate=_fate_label(fate),
+        )
+        if score is not None:  # what decides among finished hypotheses, and what alpha moves
+            line += tr(", score = total / lp({length}) = {score:.3f}").format(
+                length=len((prefix + " " + token).split()), score=score
             )
+        lines.append("  " + line)
+    if view["finished"]:
+        shown = [f"{text} ({score:.3f})" for text, score in view["finished"][:3]]
+        more = len(view["finished"]) - len(shown)
+        lines.append(
+            tr("finished so far, best score first: {hypotheses}").format(
+                hypotheses=", ".join(shown)
+            )
+            + (tr(", ... ({count} more)").format(count=more) if more else "")
         )
     lines.append(tr("final translation: {translation}").format(translation=view["translation"]))
     return "\n".join(lines)

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 import torch
 import torch.nn.functional as F
 
+from helpers.display.language import tr
 from helpers.model.multi_head_attention import KVCache
 from helpers.model.transformer import Transformer
 from helpers.text.vocab import BOS, EOS, SPECIAL_TOKENS, Vocab, pad_sequences
@@ -420,11 +421,11 @@ def translate(
         {word for sentence in sentences for word in unknown_words(sentence, src_vocab)}
     )
     if unknown:
+        message = tr(
+            "translate: {count} word(s) are not in the source vocabulary and become <unk>: {words}"
+        )
         warnings.warn(
-            f"translate: {len(unknown)} word(s) are not in the source vocabulary and become "
-            f"<unk>: {', '.join(unknown)}",
-            UserWarning,
-            stacklevel=2,
+            message.format(count=len(unknown), words=", ".join(unknown)), UserWarning, stacklevel=2
         )
     results = [""] * len(sentences)
     todo = [(index, source_ids(sentence, src_vocab)) for index, sentence in enumerate(sentences)]

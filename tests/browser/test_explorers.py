@@ -1,25 +1,43 @@
 """The five explorers, used in JupyterLab as a student uses them: a slider moved, a head picked,
 a sentence typed, the decoder stepped. After each change, the printed values on the page must
-become what the explorer's view function returns for those settings (computed here, in the test
-process, from the same code), and the figure must be redrawn. Screenshots: build/screenshots/.
+become what the explorer's view function returns for those settings, and the figure must become
+the PNG that its draw function makes of that view: both computed here, in the test process, from
+the same code, with the plotting style the notebook's setup_notebook() sets (the kernel runs on
+this machine, so the PNG bytes are the same). Screenshots: build/screenshots/.
 """
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import json
 
+import matplotlib
 import pytest
 import torch
 from browser_support import screenshot_path
 from test_jupyterlab import KERNEL_READY_JS, RUN_FINISHED_JS, START_TIMEOUT_MS, click_menu
 
-from helpers.explore.attention import AttentionSource, attention_view, describe_attention
-from helpers.explore.decoding import DecodingSource, decoding_view, describe_decoding
-from helpers.explore.masks import describe_masks, masks_view
-from helpers.explore.positions import describe_positions, positions_view
-from helpers.explore.schedule import describe_schedule, schedule_view
+from helpers.display.setup import setup_notebook
+from helpers.explore.attention import (
+    AttentionSource,
+    attention_view,
+    describe_attention,
+    draw_attention,
+)
+from helpers.explore.decoding import (
+    DecodingSource,
+    decoding_view,
+    describe_decoding,
+    draw_decoding,
+)
+from helpers.explore.live import figure_png
+from helpers.explore.masks import describe_masks, draw_masks, masks_view
+from helpers.explore.positions import describe_positions, draw_positions, positions_view
+from helpers.explore.schedule import describe_schedule, draw_schedule, schedule_view
 from helpers.pretrained import load_pretrained
+
+matplotlib.use("Agg")
 
 NOTEBOOK = "explorers_in_the_browser.ipynb"
 CELLS = [
@@ -36,9 +54,18 @@ CELLS = [
 UPDATE_TIMEOUT_MS = 30_000
 
 
+@pytest.fixture(scope="module", autouse=True)
+def as_in_the_kernel():
+    """One thread (the same float sums) and the notebooks' plotting style (the same PNG bytes),
+    as the notebook's first cell sets them in the kernel; the thread count is restored after."""
+    threads = torch.get_num_threads()
+    setup_notebook()
+    yield
+    torch.set_num_threads(threads)
+
+
 @pytest.fixture(scope="module")
 def shipped():
-    torch.set_num_threads(1)  # as setup_notebook in the kernel: the same float sums
     model, src_vocab, tgt_vocab, _ = load_pretrained()
     return model, src_vocab, tgt_vocab
 
@@ -100,6 +127,13 @@ def figure(code_cell) -> str:
     return code_cell.locator(".jp-OutputArea-output img").last.get_attribute("src")
 
 
+def png_of(src: str) -> bytes:
+    """The PNG bytes of an img src "data:image/png;base64,..."."""
+    prefix, _, data = src.partition(",")
+    assert prefix == "data:image/png;base64", prefix[:40]
+    return base64.b64decode("".join(data.split()))
+
+
 def set_slider(code_cell, position: int, value) -> None:
     """Type a value into a slider's readout, as a student can instead of dragging."""
     readout = code_cell.locator(".widget-readout").nth(position)
@@ -109,7 +143,11 @@ def set_slider(code_cell, position: int, value) -> None:
     readout.press("Enter")
 
 
-def expect_update(page, code_cell, before_figure: str, expected: str, name: str) -> None:
+def expect_update(
+    page, code_cell, before_figure: str, expected: str, expected_png: bytes, name: str
+) -> None:
+    """Wait until the printed values are `expected` and the figure was redrawn, then check that
+    the figure is `expected_png` (the kernel sends the new figure before the new values)."""
     code_cell.scroll_into_view_if_needed()
     try:
         # Wait for both: the printed values can arrive before the new figure does.
@@ -126,6 +164,9 @@ def expect_update(page, code_cell, before_figure: str, expected: str, name: str)
         page.screenshot(path=screenshot_path(f"explorer_{name}"))
     assert printed(code_cell) == expected
     assert figure(code_cell) != before_figure, f"{name}: the figure was not redrawn"
+    assert png_of(figure(code_cell)) == expected_png, (
+        f"{name}: the figure is not what the explorer's draw function makes of these settings"
+    )
 
 
 def test_the_schedule_slider(explorers_page):
@@ -133,25 +174,28 @@ def test_the_schedule_slider(explorers_page):
     assert printed(code_cell) == describe_schedule(schedule_view(512, 4000, 1.0, 20000))
     before = figure(code_cell)
     set_slider(code_cell, 1, 1000)  # warmup_steps
-    expect_update(
-        page, code_cell, before, describe_schedule(schedule_view(512, 1000, 1.0, 20000)), "schedule"
-    )
+    view = schedule_view(512, 1000, 1.0, 20000)
+    expect_update(page, code_cell, before, describe_schedule(view),
+                  figure_png(draw_schedule(view)), "schedule")  # fmt: skip
 
 
 def test_the_positions_slider(explorers_page):
     page, code_cell = explorers_page, cell(explorers_page, 2)
     before = figure(code_cell)
     set_slider(code_cell, 2, 7)  # the dimension pair
-    expect_update(
-        page, code_cell, before, describe_positions(positions_view(64, 50, 7, 5)), "positions"
-    )
+    view = positions_view(64, 50, 7, 5)
+    expect_update(page, code_cell, before, describe_positions(view),
+                  figure_png(draw_positions(view)), "positions")  # fmt: skip
 
 
 def test_the_masks_slider(explorers_page):
     page, code_cell = explorers_page, cell(explorers_page, 3)
     before = figure(code_cell)
     set_slider(code_cell, 2, 4)  # source padding
-    expect_update(page, code_cell, before, describe_masks(masks_view(6, 5, 4, 1)), "masks")
+    view = masks_view(6, 5, 4, 1)
+    expect_update(
+        page, code_cell, before, describe_masks(view), figure_png(draw_masks(view)), "masks"
+    )
 
 
 def test_a_head_picked_and_a_sentence_typed(explorers_page, shipped):
@@ -160,23 +204,38 @@ def test_a_head_picked_and_a_sentence_typed(explorers_page, shipped):
     default = "die lehrerin kann ein wasser trinken"
     before = figure(code_cell)
     code_cell.locator("select").select_option("2")
-    expect_update(page, code_cell, before,
-                  describe_attention(attention_view(source, default, "cross", 2, 2)), "attention_head")  # fmt: skip
+    view = attention_view(source, default, "cross", 2, 2)
+    expect_update(page, code_cell, before, describe_attention(view),
+                  figure_png(draw_attention(view)), "attention_head")  # fmt: skip
     before = figure(code_cell)
     box = code_cell.locator("input[type=text]")
     box.fill("wo ist der bahnhof")
     box.press("Enter")
-    expected = describe_attention(attention_view(source, "wo ist der bahnhof", "cross", 2, 2))
+    view = attention_view(source, "wo ist der bahnhof", "cross", 2, 2)
+    expected = describe_attention(view)
     assert "bahnhof" in expected
-    expect_update(page, code_cell, before, expected, "attention_sentence")
+    expect_update(page, code_cell, before, expected, figure_png(draw_attention(view)),
+                  "attention_sentence")  # fmt: skip
 
 
-def test_stepping_the_decoder(explorers_page, shipped):
+def test_stepping_the_decoder_and_moving_alpha(explorers_page, shipped):
     page, code_cell = explorers_page, cell(explorers_page, 5)
     source = DecodingSource(*shipped)
+    sentence = "ihr kauft ein , weil wir aufstehen"
     before = figure(code_cell)
-    set_slider(code_cell, 2, 3)  # step
-    expected = describe_decoding(
-        decoding_view(source, "ihr kauft ein , weil wir aufstehen", 4, 0.6, 3)
+    set_slider(code_cell, 2, 7)  # step: "you go shopping because we get up </s>" finishes
+    view = decoding_view(source, sentence, 4, 0.6, 7)
+    expected = describe_decoding(view)
+    assert "score = total / lp(8) = -0.837" in expected
+    expect_update(
+        page, code_cell, before, expected, figure_png(draw_decoding(view)), "decoding_step"
     )
-    expect_update(page, code_cell, before, expected, "decoding")
+    # alpha decides among finished hypotheses: moving it changes the score printed for them.
+    before = figure(code_cell)
+    set_slider(code_cell, 1, 0)  # alpha
+    view = decoding_view(source, sentence, 4, 0.0, 7)
+    expected = describe_decoding(view)
+    assert "score = total / lp(8) = -1.330" in expected
+    expect_update(
+        page, code_cell, before, expected, figure_png(draw_decoding(view)), "decoding_alpha"
+    )
