@@ -64,6 +64,20 @@ def test_label_smoothing_equals_cross_entropy(epsilon):
     torch.testing.assert_close(ours, reference, atol=1e-5, rtol=1e-6)
 
 
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
+def test_label_smoothing_of_low_precision_logits_is_computed_in_float32(dtype):
+    logits, target = padded_batch()
+    low = logits.to(dtype).requires_grad_(True)
+    loss = label_smoothing_loss(low, target, 0.1, pad_id=0)
+    assert loss.dtype == torch.float32
+    reference = F.cross_entropy(
+        low.detach().float().flatten(0, 1), target.flatten(), label_smoothing=0.1, ignore_index=0
+    )
+    torch.testing.assert_close(loss.detach(), reference, atol=1e-5, rtol=1e-6)
+    loss.backward()
+    assert low.grad.dtype == dtype and low.grad[target != 0].abs().max() > 0
+
+
 def test_label_smoothing_ignores_padding():
     logits, target = padded_batch()
     changed = logits.clone()
@@ -477,6 +491,26 @@ def rewrite_description(folder, change) -> None:
     description = json.loads((folder / "checkpoint.json").read_text())
     change(description)
     (folder / "checkpoint.json").write_text(json.dumps(description))
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda data: data[: len(data) // 2],  # cut in the middle
+        lambda data: data[:100],  # only the start of the zip archive
+        lambda data: b"",  # empty
+        lambda data: bytes(range(256)) * 4,  # not a file torch.save wrote
+    ],
+    ids=["half", "100 bytes", "empty", "garbage"],
+)
+def test_damaged_weights_with_a_matching_sha_raise_value_error(tmp_path, damage):
+    """A damaged weights.pt whose SHA-256 was recorded after the damage: ValueError, not torch's."""
+    _, _, _, folder = saved(tmp_path)
+    weights = folder / "weights.pt"
+    weights.write_bytes(damage(weights.read_bytes()))
+    rewrite_description(folder, lambda d: d.update(weights_sha256=file_sha256(weights)))
+    with pytest.raises(ValueError, match="directory: weights.pt is damaged"):
+        load_checkpoint(folder)
 
 
 @pytest.mark.parametrize(

@@ -127,7 +127,9 @@ def label_smoothing_loss(
     keep = target != pad_id
     if not keep.any():
         raise ValueError("target: every position is padding, there is nothing to learn from")
-    log_probs = F.log_softmax(logits.float(), dim=-1)  # (n, vocab_size), the one big tensor
+    # log p in float32 whatever the logits' dtype: (n, vocab_size), the one big tensor (fp16
+    # logits on a GPU go into it directly, with no float32 copy of them made first).
+    log_probs = F.log_softmax(logits, dim=-1, dtype=torch.float32)
     gold = log_probs.gather(1, target[:, None]).squeeze(1)  # (n,) log p of the gold ids
     per_position = -(1.0 - epsilon) * gold - epsilon * log_probs.mean(dim=-1)
     return per_position[keep].mean()
@@ -318,6 +320,14 @@ def save_checkpoint(
     return directory
 
 
+def _reason(error: BaseException) -> str:
+    """``TypeName: what went wrong``, in one line, for an error that ends up inside a ValueError."""
+    text = str(error)
+    text = text.partition("WeightsUnpickler error:")[2] or text  # torch's weights-only reason
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return f"{type(error).__name__}: {lines[0]}" if lines else type(error).__name__
+
+
 class Checkpoint(NamedTuple):
     """What load_checkpoint returns: unpack it as ``model, src_vocab, tgt_vocab, metadata``."""
 
@@ -371,10 +381,15 @@ def load_checkpoint(directory: Path, device: torch.device | str = "cpu") -> Chec
     try:
         state = torch.load(weights, map_location=device, weights_only=True)
     except pickle.UnpicklingError as error:
-        raise ValueError(
-            f"directory: {weights.name} holds pickled Python objects, not only tensors: refused "
-            "without running them"
-        ) from error
+        if "Unsupported global" in str(error):  # the file names a Python function or class
+            raise ValueError(
+                f"directory: {weights.name} holds pickled Python objects, not only tensors: "
+                "refused without running them"
+            ) from error
+        raise ValueError(f"directory: {weights.name} is damaged ({_reason(error)})") from error
+    except (RuntimeError, EOFError, OSError, KeyError) as error:
+        # A truncated or overwritten file, whose SHA-256 was recorded after the damage.
+        raise ValueError(f"directory: {weights.name} is damaged ({_reason(error)})") from error
     try:
         model.load_state_dict(state)
     except RuntimeError as error:
