@@ -6,7 +6,13 @@ import pytest
 
 from helpers.paths import numbered_notebooks
 from tools.notebook_format import canonical_cell_metadata, is_solution
-from tools.reading import deep_dive_flags, deep_dive_headings, reading
+from tools.reading import (
+    CORE_BUDGET_WORDS,
+    core_words_in_budget,
+    deep_dive_flags,
+    deep_dive_headings,
+    reading,
+)
 
 LESSONS = numbered_notebooks()
 
@@ -44,6 +50,14 @@ def test_reading_counts_markdown_words_on_and_off_the_core_path(tmp_path):
     result = reading(path)
     assert (result.core_words, result.deep_dive_words) == (3, 5)
     assert (result.core_code_lines, result.deep_dive_code_lines) == (1, 1)
+
+
+def test_the_core_path_of_notebooks_00_to_13_keeps_to_its_word_budget():
+    # The reader-first edit's promise: a student's path through the fourteen lessons 00-13
+    # (deep dives aside) is at most 30,000 words of prose.
+    assert LESSONS[13].name.startswith("13_")
+    words = core_words_in_budget()
+    assert 0 < words <= CORE_BUDGET_WORDS, f"{words:,} core words in 00-13"
 
 
 @pytest.mark.parametrize("path", LESSONS, ids=[p.stem for p in LESSONS])

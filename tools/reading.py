@@ -25,6 +25,9 @@ from tools.notebook_format import DEEP_DIVE_HEADING, cell_text, is_deep_dive_hea
 HEADING = re.compile(r"^(?P<hashes>#{1,6})\s+\S")
 WORDS_PER_MINUTE = 200
 CODE_LINES_PER_MINUTE = 10
+# The reader-first edit's budget: the core paths of the fourteen notebooks 00-13 together.
+CORE_BUDGET_WORDS = 30_000
+CORE_BUDGET_NOTEBOOKS = 14
 
 
 # Chinese has no spaces between words: a reader takes in about 300 characters of technical
@@ -106,6 +109,11 @@ def reading(path: Path) -> Reading:
     )
 
 
+def core_words_in_budget() -> int:
+    """Core-path words of the first CORE_BUDGET_NOTEBOOKS lessons (00-13), the budgeted ones."""
+    return sum(reading(path).core_words for path in numbered_notebooks()[:CORE_BUDGET_NOTEBOOKS])
+
+
 def main() -> int:
     rows = [reading(path) for path in numbered_notebooks()]
     print(
@@ -119,6 +127,10 @@ def main() -> int:
     core = sum(row.core_words for row in rows)
     deep = sum(row.deep_dive_words for row in rows)
     print(f"{'total':<36} {core:>10,} {deep:>15,}")
+    last = rows[CORE_BUDGET_NOTEBOOKS - 1].notebook[:2]
+    print(
+        f"core path of 00-{last}: {core_words_in_budget():,} words (budget {CORE_BUDGET_WORDS:,})"
+    )
     return 0
 
 
