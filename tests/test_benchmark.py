@@ -444,3 +444,16 @@ def test_bpe_benchmark_compares_the_same_merges_and_pieces():
     assert "61 texts, vocab_size 40" in learning.measurement
     assert "(61 texts)" in encoding.measurement
     assert min(learning.first_seconds, encoding.second_seconds, learning.ratio) > 0
+
+
+def test_a_missed_explorer_goal_gets_a_line_and_a_met_one_none():
+    from tools.benchmark.explorers import ExplorerTiming, missed_explorer_goals
+
+    timings = [
+        ExplorerTiming("attention", "head", 0.12, 0.3),
+        ExplorerTiming("attention", "kind", 0.35, 0.3),
+        ExplorerTiming("masks", "padding", 0.9, None),  # no goal: never missed
+    ]
+    (line,) = missed_explorer_goals(timings)
+    assert line.startswith("goal missed: attention, kind:") and "300" in line
+    assert missed_explorer_goals(timings[:1]) == []

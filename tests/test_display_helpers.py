@@ -135,6 +135,21 @@ def test_heatmap_keeps_labels_title_and_data():
     assert len(fig.axes) == 2, "a colour bar"
 
 
+def test_long_label_lists_name_every_kth_cell_and_keep_the_grid_readable():
+    # 55 tokens (a translation that loops) would overlap: every 3rd is named, from the first.
+    tokens = [f"t{i}" for i in range(55)]
+    fig = plot_heatmap_grid(torch.rand(1, 2, 55, 55), x_labels=tokens, y_labels=tokens)
+    bottom_left = fig.axes[0]
+    named = [label.get_text() for label in bottom_left.get_xticklabels()]
+    assert named == tokens[::3] and len(named) <= 20
+    positions = bottom_left.get_yticks()
+    assert np.allclose(positions, [i + 0.5 for i in range(0, 55, 3)])  # centred on their cells
+    short = plot_heatmap(torch.rand(20, 20), x_labels=tokens[:20], y_labels=tokens[:20])
+    assert [label.get_text() for label in short.axes[0].get_xticklabels()] == tokens[:20]
+    # the figure stops growing: 55 cells take the room of 20
+    assert fig.get_figheight() == plot_heatmap_grid(torch.rand(1, 2, 20, 20)).get_figheight()
+
+
 def test_heatmap_rejects_wrong_label_counts_and_shapes():
     with pytest.raises(ValueError, match="x_labels"):
         plot_heatmap(torch.zeros(2, 3), x_labels=["a"])

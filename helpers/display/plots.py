@@ -35,6 +35,13 @@ def _to_numpy(data: ArrayLike, name: str, ndim: int) -> np.ndarray:
     return data
 
 
+# Beyond this many rows or columns a heatmap names every k-th one: more labels would overlap
+# (and each costs drawing time, which an explorer redraws on every change).
+MAX_NAMED_CELLS = 20
+# A panel of a heatmap grid grows with its cells up to this many, then its cells get smaller.
+MAX_PANEL_CELLS = 20
+
+
 def _check_labels(labels: Sequence[str] | None, size: int, name: str) -> list[str] | bool:
     if labels is None:
         return size <= 40
@@ -70,8 +77,9 @@ def _draw_cells(
             axis.set_ticks(
                 [i + 0.5 for i in range(0, size, step)], [str(i) for i in range(0, size, step)]
             )
-        else:
-            axis.set_ticks([i + 0.5 for i in range(size)], ticks)
+        else:  # every cell named, or every k-th one when more would not be readable
+            step = max(1, -(-size // MAX_NAMED_CELLS))
+            axis.set_ticks([i + 0.5 for i in range(0, size, step)], ticks[::step])
     ax.tick_params(length=0)
     for spine in ax.spines.values():
         spine.set_visible(False)
@@ -147,7 +155,7 @@ def plot_heatmap_grid(
     n_rows, n_columns, len_q, len_k = values.shape
     xticks = _check_labels(x_labels, len_k, "x_labels")
     yticks = _check_labels(y_labels, len_q, "y_labels")
-    panel = 1.2 + 0.22 * max(len_q, len_k)
+    panel = 1.2 + 0.22 * min(max(len_q, len_k), MAX_PANEL_CELLS)
     fig, axes = plt.subplots(
         n_rows,
         n_columns,

@@ -12,7 +12,7 @@ import torch
 
 from helpers.data.corpus import load_corpus
 from tools.benchmark.bpe import DICTIONARY, bench_bpe, dictionary_phrases
-from tools.benchmark.explorers import bench_explorers, explorers_table
+from tools.benchmark.explorers import bench_explorers, explorers_table, missed_explorer_goals
 from tools.benchmark.measure import BASE, SMALL
 from tools.benchmark.model import (
     bench_beam_search,
@@ -186,6 +186,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     print("\n" + explorers_table(explorer_timings))
     if args.profile:
         print("\n" + profile_training(SMALL))
+    for line in missed_explorer_goals(explorer_timings):
+        print(line, file=sys.stderr)
     if any(comparison.met is False for comparison in comparisons):
         print(
             "\nA goal was missed: run with --profile to see where the time goes.", file=sys.stderr
