@@ -403,7 +403,9 @@ def draw_transformer() -> tuple[Figure, dict[str, FancyBboxPatch]]:
             "Then, with the finished model:\n"
             "11 · training on a CPU\n"
             "12 · greedy and beam search, BLEU\n"
-            "13 · why self-attention; BERT, GPT, BART"
+            "13 · why self-attention; BERT, GPT, BART\n"
+            "14 · sub-words: byte-pair encoding\n"
+            "15 · real German from a dictionary"
         ),
         ha="left",
         va="center",
