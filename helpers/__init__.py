@@ -9,8 +9,9 @@ Folders, each importing only those above it in this list:
 - ``helpers.model`` (generated from notebooks 02-10): the model's parts, the Transformer, and
   the same model built from PyTorch's layers;
 - ``helpers.pipeline`` (generated from notebooks 11-12): training, decoding, evaluation;
-- ``helpers.analysis`` (generated from notebook 13): cost meters and the alternatives to
-  self-attention;
+- ``helpers.analysis`` (generated from notebook 13): restricted attention, path lengths, slopes:
+  the alternatives to self-attention;
+- ``helpers.measure`` (hand-written): the cost meter notebook 13 counts FLOPs and memory with;
 - ``helpers.explore`` (hand-written): live explorers, sliders that redraw the notebooks' figures;
 - ``helpers.data`` (hand-written, pure Python): the generated German-English corpus, and the
   real German-English dictionary of notebook 15, read where Debian installs it;

@@ -1,4 +1,5 @@
-"""helpers.analysis.complexity (notebook 13): restricted attention, the cost meter, path lengths, slopes."""
+"""helpers.analysis.complexity (notebook 13): restricted attention, path lengths, slopes; and
+helpers.measure.cost_meter, the cost meter the notebook counts with."""
 
 import math
 
@@ -8,15 +9,13 @@ from torch import nn
 from torch.utils.flop_counter import FlopCounterMode
 
 from helpers.analysis.complexity import (
-    CostMeter,
     RestrictedSelfAttention,
     local_attention,
     log_log_slope,
-    matmul_flops,
     max_path_length,
-    measure,
 )
 from helpers.exercises import notebook_13
+from helpers.measure.cost_meter import CostMeter, matmul_flops, measure
 from helpers.model.multi_head_attention import MultiHeadAttention
 
 
