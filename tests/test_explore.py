@@ -139,14 +139,6 @@ def test_schedule_view_names_a_bad_setting(changes, argument):
 # ---------------------------------------------------------------- a trained model's attention
 
 
-@pytest.fixture(scope="module")
-def shipped():
-    from helpers.pretrained import load_pretrained
-
-    model, src_vocab, tgt_vocab, _ = load_pretrained()
-    return model, src_vocab, tgt_vocab
-
-
 def test_attention_view_is_the_model_reading_its_own_translation(shipped):
     from helpers.explore.attention import AttentionSource, attention_view
 

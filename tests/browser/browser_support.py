@@ -22,11 +22,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
-ROOT = Path(__file__).resolve().parents[2]
-NOTEBOOKS_DIR = ROOT / "notebooks"
+from helpers.paths import BUILD_DIR, NOTEBOOKS_DIR, ROOT
+
 # The site `make docs` writes; TRANSFORMER_SITE_DIR checks one built elsewhere (docs --output).
-SITE_DIR = Path(os.environ.get("TRANSFORMER_SITE_DIR", ROOT / "build" / "site")).resolve()
-SCREENSHOT_DIR = ROOT / "build" / "screenshots"
+SITE_DIR = Path(os.environ.get("TRANSFORMER_SITE_DIR", BUILD_DIR / "site")).resolve()
+SCREENSHOT_DIR = BUILD_DIR / "screenshots"
 
 LOOPBACK_HOSTS = {"127.0.0.1", "localhost", "::1"}
 

@@ -35,7 +35,6 @@ from helpers.explore.live import figure_png
 from helpers.explore.masks import describe_masks, draw_masks, masks_view
 from helpers.explore.positions import describe_positions, draw_positions, positions_view
 from helpers.explore.schedule import describe_schedule, draw_schedule, schedule_view
-from helpers.pretrained import load_pretrained
 
 matplotlib.use("Agg")
 
@@ -62,12 +61,6 @@ def as_in_the_kernel():
     setup_notebook()
     yield
     torch.set_num_threads(threads)
-
-
-@pytest.fixture(scope="module")
-def shipped():
-    model, src_vocab, tgt_vocab, _ = load_pretrained()
-    return model, src_vocab, tgt_vocab
 
 
 @pytest.fixture(scope="module")

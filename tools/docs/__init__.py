@@ -17,7 +17,8 @@ lab.css, instead of being inlined into every page.
 
 The package, by concern: ``notebooks`` (what the site reads from a notebook), ``run_times`` (the
 measured run times), ``pages`` (one notebook as a page: nbconvert, MathJax, links, deep dives
-folded, an explorer's live controls replaced by a note saying to run the notebook) and ``site`` (the whole site, the index and the teacher's guide, the command).
+folded, an explorer's live controls replaced by a note saying to run the notebook) and ``site``
+(the whole site, the index and the teacher's guide, the command).
 """
 
 from tools.docs.notebooks import (
