@@ -11,7 +11,7 @@ from collections import Counter
 import pytest
 import torch
 
-from helpers.display.language import current_language, set_language, tr
+from helpers.language import current_language, set_language, tr
 from helpers.exercises.notebook_03 import check_attention_weights
 from helpers.exercises.notebook_12 import check_length_penalty
 from tools.translation.catalogue import po_bytes, read_catalogue
@@ -94,7 +94,7 @@ def test_a_translation_that_drops_or_adds_a_placeholder_is_caught():
 
 def test_a_call_of_tr_with_anything_but_one_string_literal_is_refused():
     source = (
-        "from helpers.display.language import tr\n"
+        "from helpers.language import tr\n"
         'a = tr("fine, {n} of them").format(n=2)\n'
         'b = tr(f"not fine: {a}")\n'
         "c = tr(a)\n"

@@ -21,7 +21,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.patches import Circle, FancyArrowPatch, FancyBboxPatch
 
-from helpers.display.language import tr
+from helpers.language import tr
 
 COLOURS = {
     "embedding": "#f9d5d3",

@@ -16,7 +16,7 @@ import numpy as np
 import torch
 from matplotlib.figure import Figure
 
-from helpers.display.language import tr
+from helpers.language import tr
 
 ArrayLike = torch.Tensor | np.ndarray
 

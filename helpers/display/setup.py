@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from helpers.display.language import set_language, tr
+from helpers.language import set_language, tr
 from helpers.display.shapes import pad
 from helpers.paths import ROOT, require
 

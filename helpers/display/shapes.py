@@ -18,7 +18,7 @@ from typing import Any
 import torch
 from torch import nn
 
-from helpers.display.language import tr
+from helpers.language import tr
 
 
 def describe_shape(value: Any) -> str:

@@ -16,7 +16,7 @@ from typing import Any, ParamSpec
 
 import torch
 
-from helpers.display.language import tr
+from helpers.language import tr
 
 P = ParamSpec("P")
 

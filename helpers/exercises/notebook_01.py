@@ -7,7 +7,7 @@ returns None; it never raises, whatever the function does.
 from collections.abc import Callable
 from typing import Any
 
-from helpers.display.language import tr
+from helpers.language import tr
 from helpers.exercises import call_solution, verdict
 
 

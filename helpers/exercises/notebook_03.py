@@ -5,7 +5,7 @@ from collections.abc import Callable
 
 import torch
 
-from helpers.display.language import tr
+from helpers.language import tr
 from helpers.exercises import Problem, call_solution, on_cpu, verdict
 
 

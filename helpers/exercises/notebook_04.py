@@ -5,7 +5,7 @@ from collections.abc import Callable
 import torch
 import torch.nn.functional as F
 
-from helpers.display.language import tr
+from helpers.language import tr
 from helpers.exercises import call_solution, on_cpu, verdict
 
 

@@ -11,7 +11,7 @@ from collections.abc import Callable
 import torch
 from torch import nn
 
-from helpers.display.language import tr
+from helpers.language import tr
 from helpers.exercises import (
     call_solution,
     count_parameters,

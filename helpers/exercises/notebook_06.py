@@ -9,7 +9,7 @@ from collections.abc import Callable
 import torch
 from torch import nn
 
-from helpers.display.language import tr
+from helpers.language import tr
 from helpers.exercises import call_solution, on_cpu, verdict
 from helpers.model.feed_forward import PositionwiseFeedForward
 from helpers.model.masks import look_ahead_mask

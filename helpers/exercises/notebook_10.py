@@ -11,7 +11,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from helpers.display.language import tr
+from helpers.language import tr
 from helpers.exercises import call_solution, keeps_random_state, on_cpu, verdict
 from helpers.model.transformer import Transformer, TransformerConfig
 

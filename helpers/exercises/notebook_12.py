@@ -7,7 +7,7 @@ unfinished answer.
 import math
 from collections.abc import Callable
 
-from helpers.display.language import tr
+from helpers.language import tr
 from helpers.exercises import as_number, call_solution, verdict
 
 

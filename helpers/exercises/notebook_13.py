@@ -10,7 +10,7 @@ import numpy as np
 import torch
 from torch.utils.flop_counter import FlopCounterMode
 
-from helpers.display.language import tr
+from helpers.language import tr
 from helpers.exercises import call_solution, keeps_random_state, on_cpu, verdict
 from helpers.model.multi_head_attention import MultiHeadAttention
 

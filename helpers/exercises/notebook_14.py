@@ -4,7 +4,7 @@ import math
 from collections.abc import Callable
 from functools import cache
 
-from helpers.display.language import tr
+from helpers.language import tr
 from helpers.exercises import as_number, call_solution, verdict
 from helpers.text.bpe import BPETokenizer, train_bpe
 

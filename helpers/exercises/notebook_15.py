@@ -4,7 +4,7 @@ import math
 from collections.abc import Callable
 
 from helpers.data.dictionary import strip_notes as reference_strip_notes
-from helpers.display.language import tr
+from helpers.language import tr
 from helpers.exercises import as_number, call_solution, verdict
 
 # Written for the check (not copied from the dictionary): each kind of note, and what must stay.

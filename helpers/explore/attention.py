@@ -8,7 +8,7 @@ from functools import lru_cache
 import torch
 from matplotlib.figure import Figure
 
-from helpers.display.language import tr
+from helpers.language import tr
 from helpers.display.plots import plot_heatmap, plot_heatmap_grid
 from helpers.explore.live import Explorer, kind_label
 from helpers.model.transformer import Transformer

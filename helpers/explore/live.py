@@ -10,7 +10,7 @@ from typing import Any
 import matplotlib.pyplot as plt
 from matplotlib.figure import Figure
 
-from helpers.display.language import tr
+from helpers.language import tr
 
 
 def kind_label(kind: str) -> str:

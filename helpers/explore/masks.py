@@ -6,7 +6,7 @@ import matplotlib.pyplot as plt
 import torch
 from matplotlib.figure import Figure
 
-from helpers.display.language import tr
+from helpers.language import tr
 from helpers.display.plots import plot_heatmap
 from helpers.display.shapes import display_width, pad
 from helpers.explore.live import Explorer, kind_label

@@ -6,7 +6,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
 
-from helpers.display.language import tr
+from helpers.language import tr
 from helpers.explore.live import Explorer
 from helpers.pipeline.training import warmup_lambda
 

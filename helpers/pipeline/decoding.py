@@ -9,7 +9,7 @@ from collections.abc import Sequence
 import torch
 import torch.nn.functional as F
 
-from helpers.display.language import tr
+from helpers.language import tr
 from helpers.model.multi_head_attention import KVCache
 from helpers.model.transformer import Transformer
 from helpers.text.vocab import BOS, EOS, SPECIAL_TOKENS, Vocab, pad_sequences

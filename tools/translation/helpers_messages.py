@@ -3,7 +3,7 @@
     python -m tools.translation helpers-messages   # zh.po follows the tr("...") calls of helpers/
 
 Every message the ``helpers`` package shows a student is written in English inside
-``tr("...")`` (``helpers.display.language``). The extraction reads every module of the package
+``tr("...")`` (``helpers.language``). The extraction reads every module of the package
 with ``ast`` (a call split over lines, or in a conditional expression, is found like any other)
 and makes one entry per distinct English text, with a ``#:`` location (module and line) for each
 call. The argument of ``tr`` must be one string literal: ``tr(f"...")`` or ``tr(name)`` would give
@@ -21,7 +21,7 @@ from pathlib import Path
 
 from babel.messages.catalog import Catalog
 
-from helpers.display.language import LOCALE_DIR
+from helpers.language import LOCALE_DIR
 from helpers.paths import PACKAGE_DIR, ROOT
 from tools.translation import LANGUAGE
 from tools.translation.catalogue import Entry, merged, new_catalogue, read_catalogue
