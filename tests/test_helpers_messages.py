@@ -11,9 +11,9 @@ from collections import Counter
 import pytest
 import torch
 
-from helpers.language import current_language, set_language, tr
 from helpers.exercises.notebook_03 import check_attention_weights
 from helpers.exercises.notebook_12 import check_length_penalty
+from helpers.language import current_language, set_language, tr
 from tools.translation.catalogue import po_bytes, read_catalogue
 from tools.translation.helpers_messages import (
     CATALOGUE_PATH,

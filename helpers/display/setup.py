@@ -21,8 +21,8 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from helpers.language import set_language, tr
 from helpers.display.shapes import pad
+from helpers.language import set_language, tr
 from helpers.paths import ROOT, require
 
 DEVICE_ENV_VAR = "TRANSFORMER_DEVICE"

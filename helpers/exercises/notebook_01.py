@@ -7,8 +7,8 @@ returns None; it never raises, whatever the function does.
 from collections.abc import Callable
 from typing import Any
 
-from helpers.language import tr
 from helpers.exercises import call_solution, verdict
+from helpers.language import tr
 
 
 def _as_int_list(value: Any) -> list[int] | None:

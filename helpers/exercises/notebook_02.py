@@ -10,8 +10,8 @@ from typing import Any
 
 import torch
 
-from helpers.language import tr
 from helpers.exercises import call_solution, keeps_random_state, on_cpu, verdict
+from helpers.language import tr
 from helpers.model.embeddings import PositionalEncoding, TokenEmbedding, sinusoidal_table
 
 

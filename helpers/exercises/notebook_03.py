@@ -5,8 +5,8 @@ from collections.abc import Callable
 
 import torch
 
-from helpers.language import tr
 from helpers.exercises import Problem, call_solution, on_cpu, verdict
+from helpers.language import tr
 
 
 def _random(*shape: int, seed: int) -> torch.Tensor:

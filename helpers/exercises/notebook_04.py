@@ -5,8 +5,8 @@ from collections.abc import Callable
 import torch
 import torch.nn.functional as F
 
-from helpers.language import tr
 from helpers.exercises import call_solution, on_cpu, verdict
+from helpers.language import tr
 
 
 def _shape_and_dtype_problem(

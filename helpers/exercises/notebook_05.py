@@ -11,7 +11,6 @@ from collections.abc import Callable
 import torch
 from torch import nn
 
-from helpers.language import tr
 from helpers.exercises import (
     call_solution,
     count_parameters,
@@ -19,6 +18,7 @@ from helpers.exercises import (
     tensor_problem,
     verdict,
 )
+from helpers.language import tr
 from helpers.model.multi_head_attention import MultiHeadAttention
 
 

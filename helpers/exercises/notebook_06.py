@@ -9,8 +9,8 @@ from collections.abc import Callable
 import torch
 from torch import nn
 
-from helpers.language import tr
 from helpers.exercises import call_solution, on_cpu, verdict
+from helpers.language import tr
 from helpers.model.feed_forward import PositionwiseFeedForward
 from helpers.model.masks import look_ahead_mask
 from helpers.model.multi_head_attention import MultiHeadAttention

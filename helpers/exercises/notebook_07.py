@@ -10,8 +10,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from helpers.language import tr
 from helpers.exercises import as_number, call_solution, on_cpu, tensor_problem, verdict
+from helpers.language import tr
 from helpers.model.sublayers import ResidualSublayer
 
 

@@ -9,8 +9,8 @@ from collections.abc import Callable
 
 import torch
 
-from helpers.language import tr
 from helpers.exercises import call_solution, count_parameters, on_cpu, verdict
+from helpers.language import tr
 from helpers.model.encoder import Encoder, EncoderLayer
 from helpers.model.masks import padding_mask
 

@@ -8,8 +8,8 @@ from collections.abc import Callable
 
 import torch
 
-from helpers.language import tr
 from helpers.exercises import call_solution, count_parameters, on_cpu, verdict
+from helpers.language import tr
 from helpers.model.decoder import Decoder, DecoderLayer
 from helpers.model.masks import look_ahead_mask, padding_mask
 

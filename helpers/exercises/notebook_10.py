@@ -11,8 +11,8 @@ import numpy as np
 import torch
 from torch import nn
 
-from helpers.language import tr
 from helpers.exercises import call_solution, keeps_random_state, on_cpu, verdict
+from helpers.language import tr
 from helpers.model.transformer import Transformer, TransformerConfig
 
 

@@ -10,8 +10,8 @@ from collections.abc import Callable
 import torch
 import torch.nn.functional as F
 
-from helpers.language import tr
 from helpers.exercises import as_number, call_solution, on_cpu, verdict
+from helpers.language import tr
 from helpers.pipeline.training import smoothed_targets, warmup_lambda
 
 

@@ -7,8 +7,8 @@ unfinished answer.
 import math
 from collections.abc import Callable
 
-from helpers.language import tr
 from helpers.exercises import as_number, call_solution, verdict
+from helpers.language import tr
 
 
 def _gnmt_penalty(length: int, alpha: float) -> float:

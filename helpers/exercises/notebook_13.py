@@ -10,8 +10,8 @@ import numpy as np
 import torch
 from torch.utils.flop_counter import FlopCounterMode
 
-from helpers.language import tr
 from helpers.exercises import call_solution, keeps_random_state, on_cpu, verdict
+from helpers.language import tr
 from helpers.model.multi_head_attention import MultiHeadAttention
 
 

@@ -4,8 +4,8 @@ import math
 from collections.abc import Callable
 from functools import cache
 
-from helpers.language import tr
 from helpers.exercises import as_number, call_solution, verdict
+from helpers.language import tr
 from helpers.text.bpe import BPETokenizer, train_bpe
 
 # Seen words, unseen words, a one-letter word and a word whose pair "an" is merged twice.

@@ -4,8 +4,8 @@ import math
 from collections.abc import Callable
 
 from helpers.data.dictionary import strip_notes as reference_strip_notes
-from helpers.language import tr
 from helpers.exercises import as_number, call_solution, verdict
+from helpers.language import tr
 
 # Written for the check (not copied from the dictionary): each kind of note, and what must stay.
 NOTED = [

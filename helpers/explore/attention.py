@@ -8,9 +8,9 @@ from functools import lru_cache
 import torch
 from matplotlib.figure import Figure
 
-from helpers.language import tr
 from helpers.display.plots import plot_heatmap, plot_heatmap_grid
 from helpers.explore.live import Explorer, kind_label
+from helpers.language import tr
 from helpers.model.transformer import Transformer
 from helpers.pipeline.decoding import source_ids, tokenize, translate
 from helpers.text.vocab import Vocab

@@ -6,10 +6,10 @@ import matplotlib.pyplot as plt
 import torch
 from matplotlib.figure import Figure
 
-from helpers.language import tr
 from helpers.display.plots import plot_heatmap
 from helpers.display.shapes import display_width, pad
 from helpers.explore.live import Explorer, kind_label
+from helpers.language import tr
 from helpers.model.attention import scaled_dot_product_attention
 from helpers.model.masks import look_ahead_mask, padding_mask
 

@@ -8,9 +8,9 @@ import matplotlib.pyplot as plt
 import torch
 from matplotlib.figure import Figure
 
-from helpers.language import tr
 from helpers.display.plots import plot_heatmap
 from helpers.explore.live import Explorer
+from helpers.language import tr
 from helpers.model.embeddings import sinusoidal_table
 
 

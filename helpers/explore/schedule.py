@@ -6,8 +6,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
 
-from helpers.language import tr
 from helpers.explore.live import Explorer
+from helpers.language import tr
 from helpers.pipeline.training import warmup_lambda
 
 
