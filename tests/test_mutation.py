@@ -1,6 +1,6 @@
 """tools.mutation: reading mutmut's verdicts into a score per module."""
 
-from tools.mutation import module_table, statuses, survivor_names
+from tools.mutation import freeze_messages, module_table, statuses, survivor_names
 
 RESULTS = """\
     helpers.model.masks.x_padding_mask__mutmut_1: killed
@@ -25,3 +25,21 @@ def test_verdicts_are_counted_per_module_and_in_all():
 
 def test_survivors_are_named_for_a_second_run():
     assert survivor_names(RESULTS) == ["helpers.model.masks.x_padding_mask__mutmut_2"]
+
+
+def test_the_wording_of_a_message_is_frozen_into_an_f_string_of_the_same_value():
+    source = (
+        "def f(n, tr=str):\n"
+        '    message = tr("n: expected {what}, got {n!r}").format(what="é", n=n)\n'
+        '    other = tr("a " "b, {n}")\n'
+        '    return message, other, "plain"\n'
+    )
+    frozen = freeze_messages(source)
+    assert 'tr(f"n: expected {{what}}, got {{n!r}}")' in frozen.replace("'", '"')
+    assert 'tr(f"a b, {{n}}")' in frozen.replace("'", '"')
+    assert '"plain"' in frozen
+    namespace: dict = {}
+    exec(compile(source, "original", "exec"), namespace)
+    before = namespace["f"](3)
+    exec(compile(frozen, "frozen", "exec"), namespace)
+    assert namespace["f"](3) == before

@@ -18,6 +18,7 @@ cores), so not part of ``make test``.
 from __future__ import annotations
 
 import argparse
+import ast
 import json
 import os
 import re
@@ -81,6 +82,34 @@ def copy_checkout(destination: Path) -> None:
         shutil.copy2(source, target)
 
 
+def freeze_messages(source: str) -> str:
+    """``source`` with the string literal of every ``tr("...")`` call written as an f-string of
+    the same value (braces doubled): mutmut mutates plain literals only."""
+    spans = []
+    for node in ast.walk(ast.parse(source)):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id == "tr"
+            and len(node.args) == 1
+            and isinstance(node.args[0], ast.Constant)
+            and isinstance(node.args[0].value, str)
+        ):
+            literal = node.args[0]
+            spans.append((literal.lineno, literal.col_offset, literal.end_lineno,
+                          literal.end_col_offset, literal.value))  # fmt: skip
+    lines = source.splitlines(keepends=True)
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line.encode()))
+    data = source.encode()
+    for line, column, end_line, end_column, value in sorted(spans, reverse=True):
+        start, end = starts[line - 1] + column, starts[end_line - 1] + end_column  # byte offsets
+        frozen = "f" + repr(value.replace("{", "{{").replace("}", "}}"))
+        data = data[:start] + frozen.encode() + data[end:]
+    return data.decode()
+
+
 RESULT_LINE = re.compile(r"^\s*(?P<name>helpers\.\S+?)__mutmut_\d+: (?P<status>.+)$")
 
 
@@ -140,6 +169,9 @@ def main(argv: list[str] | None = None) -> int:
 
     WORK_DIR.mkdir(parents=True, exist_ok=True)
     copy_checkout(WORK_DIR)
+    for module in modules:
+        path = WORK_DIR / module
+        path.write_text(freeze_messages(path.read_text(encoding="utf-8")), encoding="utf-8")
     pyproject = WORK_DIR / "pyproject.toml"
     pyproject.write_text(pyproject.read_text() + mutmut_config(modules))
 
