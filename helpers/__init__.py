@@ -83,7 +83,9 @@ __all__ = sorted(_EXPORTS)
 def __getattr__(name: str) -> Any:
     module = _EXPORTS.get(name)
     if module is None:
-        raise AttributeError(f"module 'helpers' has no attribute {name!r}")
+        from helpers.language import tr  # only here: `import helpers` itself stays bare
+
+        raise AttributeError(tr("module 'helpers' has no attribute {name!r}").format(name=name))
     value = getattr(importlib.import_module(module), name)
     globals()[name] = value  # later look-ups skip this function
     return value

@@ -24,7 +24,11 @@ def set_language(language: str) -> None:
     """Speak ``language`` ("en" or "zh") from now on."""
     global _current
     if language not in LANGUAGES:
-        raise ValueError(f"language: expected one of {', '.join(LANGUAGES)}, got {language!r}")
+        raise ValueError(
+            tr("language: expected one of {languages}, got {language!r}").format(
+                languages=", ".join(LANGUAGES), language=language
+            )
+        )
     _current = language
 
 

@@ -31,10 +31,16 @@ def is_checkout(root: Path | None = None) -> bool:
 def require(path: Path, what: str, fix: str | None = None) -> Path:
     """``path`` if it exists; otherwise a FileNotFoundError that names ``what`` and the fix
     (``how_to_restore(fix)``)."""
+    from helpers.language import tr  # here: helpers.language imports this module
+
     path = Path(path)
     if path.exists():
         return path
-    raise FileNotFoundError(f"{what} not found at {path}; {how_to_restore(fix)}")
+    raise FileNotFoundError(
+        tr("{what} not found at {path}; {fix}").format(
+            what=what, path=path, fix=how_to_restore(fix)
+        )
+    )
 
 
 def how_to_restore(fix: str | None = None) -> str:
@@ -44,9 +50,11 @@ def how_to_restore(fix: str | None = None) -> str:
     with git. Installed without a checkout: that the file ships with the repository, not with the
     package, whatever ``fix`` is (the commands it would name are the repository's).
     """
+    from helpers.language import tr  # here: helpers.language imports this module
+
     if is_checkout():
-        return fix or "it should be in this checkout: restore it with `git checkout -- .`"
-    return (
+        return fix or tr("it should be in this checkout: restore it with `git checkout -- .`")
+    return tr(
         "it ships with the repository, not with the installed package: work in a clone "
         "of the repository (see its README)"
     )
@@ -63,14 +71,20 @@ def numbered_notebooks(notebooks_dir: Path = NOTEBOOKS_DIR) -> list[Path]:
 
     Raises ValueError when the folder is missing or holds no lesson.
     """
+    from helpers.language import tr  # here: helpers.language imports this module
+
     if not notebooks_dir.is_dir():
         raise ValueError(
-            f"notebooks: expected a folder of NN_name.ipynb notebooks, got {str(notebooks_dir)!r} "
-            "(not a folder)"
+            tr(
+                "notebooks: expected a folder of NN_name.ipynb notebooks, got {folder!r} "
+                "(not a folder)"
+            ).format(folder=str(notebooks_dir))
         )
     paths = sorted(p for p in notebooks_dir.glob("*.ipynb") if is_lesson(p))
     if not paths:
         raise ValueError(
-            f"notebooks: expected NN_name.ipynb notebooks in {str(notebooks_dir)!r}, found none"
+            tr("notebooks: expected NN_name.ipynb notebooks in {folder!r}, found none").format(
+                folder=str(notebooks_dir)
+            )
         )
     return paths

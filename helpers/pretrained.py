@@ -20,6 +20,7 @@ import torch
 
 from helpers.data.corpus import CORPUS_SEED, load_corpus
 from helpers.display.setup import seed_everything
+from helpers.language import tr
 from helpers.model.transformer import Transformer, TransformerConfig
 from helpers.paths import CHECKPOINTS_DIR, how_to_restore, require
 from helpers.pipeline.decoding import translate
@@ -35,7 +36,6 @@ from helpers.text.vocab import Vocab
 
 CHECKPOINT_DIR = CHECKPOINTS_DIR / "de_en_small"
 REBUILD_COMMAND = "make train"
-REBUILD = f"rebuild it with `{REBUILD_COMMAND}` (about ten minutes on a 2-core CPU)"
 
 # Everything that decides the shipped weights. Changing any value means running `make train`.
 RECIPE = {
@@ -137,8 +137,9 @@ def load_pretrained(
         return load_checkpoint(directory, device)
     except ValueError as error:
         raise ValueError(
-            f"directory: the pretrained model in {directory.name}/ cannot be loaded ({error}); "
-            f"{how_to_restore(REBUILD)}"
+            tr(
+                "directory: the pretrained model in {folder}/ cannot be loaded ({error}); {fix}"
+            ).format(folder=directory.name, error=error, fix=how_to_restore(rebuild_hint()))
         ) from error
 
 
@@ -150,7 +151,15 @@ def pretrained_metadata(directory: Path = CHECKPOINT_DIR) -> dict:
 
 def _require_file(directory: Path, name: str) -> Path:
     """directory / name, or the FileNotFoundError of ``helpers.paths.require``."""
-    return require(directory / name, f"directory: the pretrained model's {name}", REBUILD)
+    what = tr("directory: the pretrained model's {name}").format(name=name)
+    return require(directory / name, what, rebuild_hint())
+
+
+def rebuild_hint() -> str:
+    """How to rebuild the shipped model: the fix that a missing or damaged checkpoint names."""
+    return tr("rebuild it with `{command}` (about ten minutes on a 2-core CPU)").format(
+        command=REBUILD_COMMAND
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -28,6 +28,8 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+from helpers.language import tr
+
 DICTIONARY = Path(os.environ.get("TRANSFORMER_DICTIONARY", "/usr/share/trans/de-en"))
 INSTALL = "sudo apt-get install trans-de-en"
 KINDS = ("sentence", "phrase", "word")
@@ -55,8 +57,10 @@ def require_dictionary(path: Path = DICTIONARY) -> Path:
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(
-            f"path: expected the German-English dictionary (Debian's trans-de-en) at {path}, "
-            f"got no such file; install it with `{INSTALL}`"
+            tr(
+                "path: expected the German-English dictionary (Debian's trans-de-en) at {path}, "
+                "got no such file; install it with `{install}`"
+            ).format(path=path, install=INSTALL)
         )
     return path
 
@@ -67,7 +71,7 @@ def normalize(text: str) -> str:
     "Ich weiß es nicht." -> "ich weiß es nicht ."
     """
     if not isinstance(text, str):
-        raise ValueError(f"text: expected a str, got {type(text).__name__}")
+        raise ValueError(tr("text: expected a str, got {type}").format(type=type(text).__name__))
     return " ".join(re.findall(r"\w+|[^\w\s]", text.lower()))
 
 
@@ -160,9 +164,17 @@ def dictionary_pairs(kind: str, split: str, path: Path = DICTIONARY) -> list[tup
     text of a "valid" or "test" pair (of any kind) appears in a "train" pair.
     """
     if kind not in KINDS:
-        raise ValueError(f"kind: expected one of {', '.join(KINDS)}, got {kind!r}")
+        raise ValueError(
+            tr("kind: expected one of {kinds}, got {kind!r}").format(
+                kinds=", ".join(KINDS), kind=kind
+            )
+        )
     if split not in SPLITS:
-        raise ValueError(f"split: expected one of {', '.join(SPLITS)}, got {split!r}")
+        raise ValueError(
+            tr("split: expected one of {splits}, got {split!r}").format(
+                splits=", ".join(SPLITS), split=split
+            )
+        )
     return list(_all_splits(Path(path))[kind][split])
 
 
@@ -250,8 +262,10 @@ def check_train_kinds(train_kinds: str) -> tuple[str, ...]:
     kinds = tuple(kind.strip() for kind in str(train_kinds).split(","))
     if not all(kind in KINDS for kind in kinds) or len(set(kinds)) != len(kinds):
         raise ValueError(
-            f"train_kinds: expected distinct kinds among {', '.join(KINDS)}, separated by commas, "
-            f"got {train_kinds!r}"
+            tr(
+                "train_kinds: expected distinct kinds among {kinds}, separated by commas, "
+                "got {train_kinds!r}"
+            ).format(kinds=", ".join(KINDS), train_kinds=train_kinds)
         )
     return kinds
 
@@ -263,7 +277,11 @@ def task_pairs(
     ``train_kinds`` (by default sentences and phrases); "valid" and "test" are the task's
     held-out pairs (see TASKS)."""
     if task not in TASKS:
-        raise ValueError(f"task: expected one of {', '.join(TASKS)}, got {task!r}")
+        raise ValueError(
+            tr("task: expected one of {tasks}, got {task!r}").format(
+                tasks=", ".join(TASKS), task=task
+            )
+        )
     if split == "train":
         return [
             pair

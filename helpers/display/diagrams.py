@@ -49,7 +49,11 @@ def draw_box(ax: Axes, x: float, y: float, name: str, tag: str, kind: str) -> Fa
     kind: a key of COLOURS; the box's gid is ``"box:<kind>"``.
     """
     if kind not in COLOURS:
-        raise ValueError(f"kind: expected one of {sorted(COLOURS)}, got {kind!r}")
+        raise ValueError(
+            tr("kind: expected one of {kinds}, got {kind!r}").format(
+                kinds=sorted(COLOURS), kind=kind
+            )
+        )
     box = FancyBboxPatch(
         (x - BOX_WIDTH / 2, y - BOX_HEIGHT / 2),
         BOX_WIDTH,
@@ -76,7 +80,9 @@ def draw_arrow(
 ) -> FancyArrowPatch:
     """A polyline through ``points`` (at least two), with an arrow head at the last one."""
     if len(points) < 2:
-        raise ValueError(f"points: expected at least 2 points, got {len(points)}")
+        raise ValueError(
+            tr("points: expected at least 2 points, got {count}").format(count=len(points))
+        )
     arrow = FancyArrowPatch(
         path=mpath.Path(points),
         arrowstyle="-|>" if head else "-",

@@ -28,10 +28,16 @@ def _to_numpy(data: ArrayLike, name: str, ndim: int) -> np.ndarray:
         data = data.astype(np.float32)
     else:
         raise ValueError(
-            f"{name}: expected a torch.Tensor or numpy array, got {type(data).__name__}"
+            tr("{name}: expected a torch.Tensor or numpy array, got {type}").format(
+                name=name, type=type(data).__name__
+            )
         )
     if data.ndim != ndim:
-        raise ValueError(f"{name}: expected {ndim} dimensions, got shape {tuple(data.shape)}")
+        raise ValueError(
+            tr("{name}: expected {ndim} dimensions, got shape {shape}").format(
+                name=name, ndim=ndim, shape=tuple(data.shape)
+            )
+        )
     return data
 
 
@@ -47,7 +53,11 @@ def _check_labels(labels: Sequence[str] | None, size: int, name: str) -> list[st
         return size <= 40
     labels = [str(label) for label in labels]
     if len(labels) != size:
-        raise ValueError(f"{name}: expected {size} labels to match the data, got {len(labels)}")
+        raise ValueError(
+            tr("{name}: expected {size} labels to match the data, got {count}").format(
+                name=name, size=size, count=len(labels)
+            )
+        )
     return labels
 
 

@@ -31,7 +31,7 @@ DEVICE_ENV_VAR = "TRANSFORMER_DEVICE"
 def seed_everything(seed: int) -> None:
     """Seed Python's, NumPy's and PyTorch's random number generators."""
     if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
-        raise ValueError(f"seed: expected a non-negative int, got {seed!r}")
+        raise ValueError(tr("seed: expected a non-negative int, got {seed!r}").format(seed=seed))
     random.seed(seed)
     np.random.seed(seed)
     torch.manual_seed(seed)
@@ -44,10 +44,14 @@ def pick_device(device: str | torch.device | None = None) -> torch.device:
         chosen = torch.device(name)
     except (RuntimeError, TypeError) as error:
         raise ValueError(
-            f"device: expected a torch device name such as 'cpu' or 'cuda', got {name!r}"
+            tr("device: expected a torch device name such as 'cpu' or 'cuda', got {name!r}").format(
+                name=name
+            )
         ) from error
     if chosen.type == "cuda" and not torch.cuda.is_available():
-        raise ValueError(f"device: {name!r} was asked for but torch sees no CUDA device")
+        raise ValueError(
+            tr("device: {name!r} was asked for but torch sees no CUDA device").format(name=name)
+        )
     return chosen
 
 
@@ -65,9 +69,15 @@ def setup_notebook(
     "zh" for the Chinese edition (the helpers' messages in Chinese, and a font for its figures).
     """
     if not isinstance(threads, int) or threads < 1:
-        raise ValueError(f"threads: expected a positive int, got {threads!r}")
+        raise ValueError(
+            tr("threads: expected a positive int, got {threads!r}").format(threads=threads)
+        )
     if not isinstance(precision, int) or precision < 0:
-        raise ValueError(f"precision: expected a non-negative int, got {precision!r}")
+        raise ValueError(
+            tr("precision: expected a non-negative int, got {precision!r}").format(
+                precision=precision
+            )
+        )
     set_language(language)
     seed_everything(seed)
     torch.set_num_threads(threads)
@@ -133,12 +143,18 @@ def check_environment(device: torch.device | None = None) -> None:
         try:
             installed = importlib.metadata.version(name)
         except importlib.metadata.PackageNotFoundError:
-            installed = "not installed"
+            installed = tr("not installed")
         if installed.split("+")[0] != pinned:  # the CPU wheel of torch reports 2.13.0+cpu
-            mismatches.append(f"{name}: pinned {pinned}, installed {installed}")
+            mismatches.append(
+                tr("{name}: pinned {pinned}, installed {installed}").format(
+                    name=name, pinned=pinned, installed=installed
+                )
+            )
     if mismatches:
         raise RuntimeError(
-            "run `make setup` to install the pinned versions:\n" + "\n".join(mismatches)
+            tr("run `make setup` to install the pinned versions:\n{mismatches}").format(
+                mismatches="\n".join(mismatches)
+            )
         )
     print(
         tr("all {count} pinned packages are installed at their pinned versions").format(

@@ -71,16 +71,19 @@ def shape_table(tensors: Mapping[str, torch.Tensor | tuple[torch.Tensor, str]]) 
     """
     if not isinstance(tensors, Mapping) or not tensors:
         raise ValueError(
-            f"tensors: expected a non-empty dict of name -> tensor or (tensor, meaning), "
-            f"got {type(tensors).__name__}"
+            tr(
+                "tensors: expected a non-empty dict of name -> tensor or (tensor, meaning), "
+                "got {type}"
+            ).format(type=type(tensors).__name__)
         )
     rows = []
     for name, entry in tensors.items():
         tensor, meaning = entry if isinstance(entry, tuple) else (entry, "")
         if not isinstance(tensor, torch.Tensor) or not isinstance(meaning, str):
             raise ValueError(
-                f"tensors[{name!r}]: expected a tensor or a (tensor, meaning) pair, "
-                f"got {type(entry).__name__}"
+                tr(
+                    "tensors[{name!r}]: expected a tensor or a (tensor, meaning) pair, got {type}"
+                ).format(name=name, type=type(entry).__name__)
             )
         rows.append([str(name), describe_shape(tensor), _dtype_name(tensor), meaning])
     return format_table([tr("name"), tr("shape"), "dtype", tr("meaning")], rows)
@@ -116,9 +119,15 @@ def trace_shapes(
     max_depth: keep calls at most this deep; None keeps all.
     """
     if not isinstance(module, nn.Module):
-        raise ValueError(f"module: expected an nn.Module, got {type(module).__name__}")
+        raise ValueError(
+            tr("module: expected an nn.Module, got {type}").format(type=type(module).__name__)
+        )
     if max_depth is not None and (not isinstance(max_depth, int) or max_depth < 0):
-        raise ValueError(f"max_depth: expected None or a non-negative int, got {max_depth!r}")
+        raise ValueError(
+            tr("max_depth: expected None or a non-negative int, got {max_depth!r}").format(
+                max_depth=max_depth
+            )
+        )
 
     records: list[dict[str, Any]] = []
     open_calls: list[int | None] = []  # one entry per call in progress: its record, or None

@@ -32,7 +32,11 @@ class AttentionSource:
 
     def _weights(self, sentence: str) -> dict:
         if not isinstance(sentence, str) or not sentence.strip():
-            raise ValueError(f"sentence: expected a German sentence, got {sentence!r}")
+            raise ValueError(
+                tr("sentence: expected a German sentence, got {sentence!r}").format(
+                    sentence=sentence
+                )
+            )
         words = [w for w in tokenize(sentence) if re.fullmatch(r"\w+", w)]
         unknown = [w for w in words if w not in self.src_vocab.token_to_id]
         ids = source_ids(sentence, self.src_vocab)
@@ -76,14 +80,24 @@ def attention_view(
     the row of "teacher" is the step that wrote "teacher", reading "<s> the".
     """
     if kind not in KINDS:
-        raise ValueError(f"kind: expected one of {KINDS}, got {kind!r}")
+        raise ValueError(
+            tr("kind: expected one of {kinds}, got {kind!r}").format(kinds=KINDS, kind=kind)
+        )
     data = source.weights(sentence)
     weights = data["weights"][kind]
     n_layers, n_heads = weights.shape[:2]
     if not isinstance(layer, int) or not 0 <= layer < n_layers:
-        raise ValueError(f"layer: expected an int in [0, {n_layers - 1}], got {layer!r}")
+        raise ValueError(
+            tr("layer: expected an int in [0, {last}], got {layer!r}").format(
+                last=n_layers - 1, layer=layer
+            )
+        )
     if head != "all" and (not isinstance(head, int) or not 0 <= head < n_heads):
-        raise ValueError(f"head: expected 'all' or an int in [0, {n_heads - 1}], got {head!r}")
+        raise ValueError(
+            tr("head: expected 'all' or an int in [0, {last}], got {head!r}").format(
+                last=n_heads - 1, head=head
+            )
+        )
     queries = data["src_tokens"] if kind == "encoder self" else data["predicted"]
     keys = data["tgt_tokens"] if kind == "decoder self" else data["src_tokens"]
     chosen = weights[layer] if head == "all" else weights[layer, head]

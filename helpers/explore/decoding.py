@@ -26,7 +26,11 @@ class DecodingSource:
     def _search(self, sentence: str, beam_size: int, alpha: float) -> dict:
         ids = source_ids(sentence, self.src_vocab)
         if not ids:
-            raise ValueError(f"sentence: expected words the model can read, got {sentence!r}")
+            raise ValueError(
+                tr("sentence: expected words the model can read, got {sentence!r}").format(
+                    sentence=sentence
+                )
+            )
         device = next(self.model.parameters()).device
         src = torch.tensor([ids], device=device)
         trace: list = []
@@ -54,7 +58,7 @@ def decoding_view(
     last step of the search.
     """
     if not isinstance(step, int) or step < 0:
-        raise ValueError(f"step: expected an int >= 0, got {step!r}")
+        raise ValueError(tr("step: expected an int >= 0, got {step!r}").format(step=step))
     search = source.search(sentence, beam_size, float(alpha))
     trace = search["trace"]
     step = min(step, len(trace) - 1)

@@ -68,7 +68,9 @@ class Explorer:
         unknown = sorted(set(changes) - set(self.controls))
         if unknown:
             raise ValueError(
-                f"changes: expected control names among {sorted(self.controls)}, got {unknown}"
+                tr("changes: expected control names among {names}, got {unknown}").format(
+                    names=sorted(self.controls), unknown=unknown
+                )
             )
         self._holding = True  # one redraw for all the changes, not one per control
         try:

@@ -26,10 +26,16 @@ def masks_view(src_len: int, tgt_len: int, src_pad: int, tgt_pad: int, seed: int
     """
     for name, value in (("src_len", src_len), ("tgt_len", tgt_len)):
         if not isinstance(value, int) or value < 1:
-            raise ValueError(f"{name}: expected a positive int, got {value!r}")
+            raise ValueError(
+                tr("{name}: expected a positive int, got {value!r}").format(name=name, value=value)
+            )
     for name, value, length in (("src_pad", src_pad, src_len), ("tgt_pad", tgt_pad, tgt_len)):
         if not isinstance(value, int) or not 0 <= value < length:
-            raise ValueError(f"{name}: expected an int in [0, {length - 1}], got {value!r}")
+            raise ValueError(
+                tr("{name}: expected an int in [0, {last}], got {value!r}").format(
+                    name=name, last=length - 1, value=value
+                )
+            )
     src = torch.ones(1, src_len, dtype=torch.long)
     tgt = torch.ones(1, tgt_len, dtype=torch.long)
     src[0, src_len - src_pad :] = PAD_ID

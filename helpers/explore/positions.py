@@ -25,13 +25,27 @@ def positions_view(d_model: int, positions: int, pair: int, offset: int) -> dict
     """
     for name, value, low in (("d_model", d_model, 2), ("positions", positions, 2)):
         if not isinstance(value, int) or value < low:
-            raise ValueError(f"{name}: expected an int >= {low}, got {value!r}")
+            raise ValueError(
+                tr("{name}: expected an int >= {low}, got {value!r}").format(
+                    name=name, low=low, value=value
+                )
+            )
     if d_model % 2:
-        raise ValueError(f"d_model: expected an even number, got {d_model}")
+        raise ValueError(
+            tr("d_model: expected an even number, got {d_model}").format(d_model=d_model)
+        )
     if not isinstance(pair, int) or not 0 <= pair < d_model // 2:
-        raise ValueError(f"pair: expected an int in [0, {d_model // 2 - 1}], got {pair!r}")
+        raise ValueError(
+            tr("pair: expected an int in [0, {last}], got {pair!r}").format(
+                last=d_model // 2 - 1, pair=pair
+            )
+        )
     if not isinstance(offset, int) or not 0 <= offset < positions:
-        raise ValueError(f"offset: expected an int in [0, {positions - 1}], got {offset!r}")
+        raise ValueError(
+            tr("offset: expected an int in [0, {last}], got {offset!r}").format(
+                last=positions - 1, offset=offset
+            )
+        )
     table = sinusoidal_table(positions + offset, d_model).double()
     frequency = 1.0 / 10000 ** (2 * pair / d_model)
     angle = frequency * offset

@@ -18,9 +18,11 @@ def schedule_view(d_model: int, warmup_steps: int, factor: float, steps: int) ->
     factor * (d_model * warmup_steps)^-0.5.
     """
     if not isinstance(steps, int) or steps < 1:
-        raise ValueError(f"steps: expected a positive int, got {steps!r}")
+        raise ValueError(tr("steps: expected a positive int, got {steps!r}").format(steps=steps))
     if not isinstance(factor, int | float) or factor <= 0:
-        raise ValueError(f"factor: expected a positive number, got {factor!r}")
+        raise ValueError(
+            tr("factor: expected a positive number, got {factor!r}").format(factor=factor)
+        )
     rate = warmup_lambda(d_model, warmup_steps)  # checks d_model and warmup_steps
     step_numbers = np.arange(1, steps + 1)
     rates = factor * np.array([rate(step - 1) for step in step_numbers])  # LambdaLR counts from 0

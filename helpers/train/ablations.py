@@ -27,6 +27,7 @@ from pathlib import Path
 
 import torch
 
+from helpers.language import tr
 from helpers.paths import DOCS_DIR
 from helpers.pipeline.decoding import translate
 from helpers.pipeline.evaluation import corpus_bleu
@@ -126,10 +127,16 @@ def run_ablations(
     unknown = [group for group in groups if group not in known]
     if unknown:
         raise ValueError(
-            f"rows: expected groups among {', '.join(known)}, got {', '.join(unknown)}"
+            tr("rows: expected groups among {known}, got {unknown}").format(
+                known=", ".join(known), unknown=", ".join(unknown)
+            )
         )
     if model not in MODEL_SIZES:
-        raise ValueError(f"model: expected one of {', '.join(MODEL_SIZES)}, got {model!r}")
+        raise ValueError(
+            tr("model: expected one of {sizes}, got {model!r}").format(
+                sizes=", ".join(MODEL_SIZES), model=model
+            )
+        )
     recipe = {
         "model": model,
         "corpus": "series",

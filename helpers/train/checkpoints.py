@@ -25,6 +25,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from helpers.language import tr
 from helpers.model.transformer import Transformer
 from helpers.pipeline.training import load_checkpoint, save_checkpoint
 from helpers.text.vocab import Vocab
@@ -125,27 +126,43 @@ def check_resumable(run_dir: Path, config: TrainConfig, world_size: int, accumul
     run_dir = Path(run_dir)
     saved_file = run_dir / "config.json"
     if not saved_file.is_file():
-        raise ValueError(f"resume: expected a run folder with config.json, got {str(run_dir)!r}")
+        raise ValueError(
+            tr("resume: expected a run folder with config.json, got {run!r}").format(
+                run=str(run_dir)
+            )
+        )
     saved = json.loads(saved_file.read_text(encoding="utf-8"))
     current = config.to_dict()
     for name, value in saved["config"].items():
         if name not in CHANGEABLE_ON_RESUME and current.get(name) != value:
             raise ValueError(
-                f"resume: {str(run_dir)!r} was trained with {name}={value!r}, "
-                f"got {name}={current.get(name)!r} (use another --output for another config)"
+                tr(
+                    "resume: {run!r} was trained with {name}={value!r}, "
+                    "got {name}={got!r} (use another --output for another config)"
+                ).format(run=str(run_dir), name=name, value=value, got=current.get(name))
             )
     if saved["world_size"] * saved["accumulation"] != world_size * accumulation:
         raise ValueError(
-            f"resume: {str(run_dir)!r} took {saved['world_size'] * saved['accumulation']} batches "
-            f"per step (ranks x accumulation), got {world_size} x {accumulation}"
+            tr(
+                "resume: {run!r} took {batches} batches per step (ranks x accumulation), "
+                "got {world_size} x {accumulation}"
+            ).format(
+                run=str(run_dir),
+                batches=saved["world_size"] * saved["accumulation"],
+                world_size=world_size,
+                accumulation=accumulation,
+            )
         )
     checkpoints = list_checkpoints(run_dir)
     if not checkpoints or not (checkpoints[-1][1] / TRAINING_STATE).is_file():
-        raise ValueError(f"resume: {str(run_dir)!r} has no complete checkpoint to resume from")
+        raise ValueError(
+            tr("resume: {run!r} has no complete checkpoint to resume from").format(run=str(run_dir))
+        )
     if checkpoints[-1][0] > config.steps:
         raise ValueError(
-            f"steps: expected at least {checkpoints[-1][0]}, the latest checkpoint's step, "
-            f"got {config.steps}"
+            tr("steps: expected at least {step}, the latest checkpoint's step, got {steps}").format(
+                step=checkpoints[-1][0], steps=config.steps
+            )
         )
 
 
@@ -174,11 +191,13 @@ def average_checkpoints(run_dir: Path, last: int, output: Path | None = None) ->
     Writes a checkpoint ``helpers.load_checkpoint`` reads (default ``RUN_DIR/average_last{n}``).
     """
     if not isinstance(last, int) or isinstance(last, bool) or last < 1:
-        raise ValueError(f"last: expected a positive int, got {last!r}")
+        raise ValueError(tr("last: expected a positive int, got {last!r}").format(last=last))
     checkpoints = list_checkpoints(run_dir)
     if len(checkpoints) < last:
         raise ValueError(
-            f"last: expected at most {len(checkpoints)}, the checkpoints in {str(run_dir)!r}, got {last}"
+            tr("last: expected at most {count}, the checkpoints in {run!r}, got {last}").format(
+                count=len(checkpoints), run=str(run_dir), last=last
+            )
         )
     chosen = checkpoints[-last:]
     total: dict[str, torch.Tensor] = {}

@@ -16,6 +16,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
+from helpers.language import tr
 from helpers.model.transformer import TransformerConfig
 
 # The paper's Table 3 "base" and "big" rows; "small" is the series' shipped model
@@ -96,11 +97,19 @@ class TrainConfig:
         for name, allowed in choices.items():
             value = getattr(self, name)
             if value not in allowed:
-                raise ValueError(f"{name}: expected one of {', '.join(allowed)}, got {value!r}")
+                raise ValueError(
+                    tr("{name}: expected one of {allowed}, got {value!r}").format(
+                        name=name, allowed=", ".join(allowed), value=value
+                    )
+                )
         from helpers.data.dictionary import TASKS, check_train_kinds
 
         if self.task not in TASKS:
-            raise ValueError(f"task: expected one of {', '.join(TASKS)}, got {self.task!r}")
+            raise ValueError(
+                tr("task: expected one of {tasks}, got {task!r}").format(
+                    tasks=", ".join(TASKS), task=self.task
+                )
+            )
         check_train_kinds(self.train_kinds)
         positive = ["tokens_per_batch", "steps", "warmup_steps", "max_len", "eval_every"]
         positive += ["checkpoint_every", "bpe_vocab_size"]
@@ -111,17 +120,31 @@ class TrainConfig:
             if value is None and name in optional_positive:
                 continue
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-                raise ValueError(f"{name}: expected a positive int, got {value!r}")
+                raise ValueError(
+                    tr("{name}: expected a positive int, got {value!r}").format(
+                        name=name, value=value
+                    )
+                )
         if not isinstance(self.seed, int) or isinstance(self.seed, bool) or self.seed < 0:
-            raise ValueError(f"seed: expected a non-negative int, got {self.seed!r}")
+            raise ValueError(
+                tr("seed: expected a non-negative int, got {seed!r}").format(seed=self.seed)
+            )
         if not isinstance(self.lr_factor, (int, float)) or not 0 < self.lr_factor < math.inf:
-            raise ValueError(f"lr_factor: expected a positive number, got {self.lr_factor!r}")
+            raise ValueError(
+                tr("lr_factor: expected a positive number, got {lr_factor!r}").format(
+                    lr_factor=self.lr_factor
+                )
+            )
         for name in ("label_smoothing", "dropout"):
             value = getattr(self, name)
             if value is None and name == "dropout":
                 continue
             if not isinstance(value, (int, float)) or not 0.0 <= value < 1.0:
-                raise ValueError(f"{name}: expected a number in [0, 1), got {value!r}")
+                raise ValueError(
+                    tr("{name}: expected a number in [0, 1), got {value!r}").format(
+                        name=name, value=value
+                    )
+                )
 
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)
@@ -172,17 +195,27 @@ def read_config_file(path: Path) -> dict:
     """The fields of a JSON or TOML config file; unknown keys raise ValueError."""
     path = Path(path)
     if not path.is_file():
-        raise ValueError(f"config: expected a JSON or TOML file, got {str(path)!r} (not found)")
+        raise ValueError(
+            tr("config: expected a JSON or TOML file, got {path!r} (not found)").format(
+                path=str(path)
+            )
+        )
     text = path.read_text(encoding="utf-8")
     try:
         values = tomllib.loads(text) if path.suffix == ".toml" else json.loads(text)
     except (tomllib.TOMLDecodeError, json.JSONDecodeError) as error:
-        raise ValueError(f"config: {path.name} is not valid {path.suffix[1:]} ({error})") from error
+        raise ValueError(
+            tr("config: {file} is not valid {format} ({error})").format(
+                file=path.name, format=path.suffix[1:], error=error
+            )
+        ) from error
     known = {field.name for field in dataclasses.fields(TrainConfig)}
     unknown = sorted(set(values) - known)
     if unknown:
         raise ValueError(
-            f"config: expected keys among {', '.join(sorted(known))}; got unknown {', '.join(unknown)}"
+            tr("config: expected keys among {known}; got unknown {unknown}").format(
+                known=", ".join(sorted(known)), unknown=", ".join(unknown)
+            )
         )
     return values
 

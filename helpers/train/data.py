@@ -14,6 +14,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from helpers.language import tr
 from helpers.pipeline.training import encode_pairs, token_budget_batches
 from helpers.text.bpe import BPETokenizer, train_bpe
 from helpers.text.vocab import Vocab
@@ -109,9 +110,13 @@ def plan_batches(config: TrainConfig, train: Sequence[Example], world_size: int)
     holds tokens_per_batch / (ranks x accumulation) tokens, so a step stays near tokens_per_batch.
     """
     if not isinstance(world_size, int) or world_size < 1:
-        raise ValueError(f"world_size: expected a positive int, got {world_size!r}")
+        raise ValueError(
+            tr("world_size: expected a positive int, got {world_size!r}").format(
+                world_size=world_size
+            )
+        )
     if not train:
-        raise ValueError("train_pairs: expected at least one training pair, got none")
+        raise ValueError(tr("train_pairs: expected at least one training pair, got none"))
     per_rank = math.ceil(config.tokens_per_batch / world_size)
     cap = config.max_tokens_per_step or per_rank
     accumulation = math.ceil(per_rank / cap)
@@ -120,18 +125,35 @@ def plan_batches(config: TrainConfig, train: Sequence[Example], world_size: int)
     if micro_tokens < longest:
         name = "max_tokens_per_step" if config.max_tokens_per_step else "tokens_per_batch"
         raise ValueError(
-            f"{name}: a micro-batch of {micro_tokens} tokens (tokens_per_batch="
-            f"{config.tokens_per_batch} over {world_size} rank(s) x {accumulation} accumulation "
-            f"step(s)) cannot hold the longest sentence; expected at least {longest} tokens per "
-            f"micro-batch, got {micro_tokens}"
+            tr(
+                "{name}: a micro-batch of {micro_tokens} tokens (tokens_per_batch="
+                "{tokens_per_batch} over {world_size} rank(s) x {accumulation} accumulation "
+                "step(s)) cannot hold the longest sentence; expected at least {longest} tokens per "
+                "micro-batch, got {micro_tokens}"
+            ).format(
+                name=name,
+                micro_tokens=micro_tokens,
+                tokens_per_batch=config.tokens_per_batch,
+                world_size=world_size,
+                accumulation=accumulation,
+                longest=longest,
+            )
         )
     batches_per_epoch = len(token_budget_batches(train, micro_tokens, shuffle=False))
     plan = BatchPlan(world_size, accumulation, micro_tokens, batches_per_epoch)
     if plan.batches_per_step > batches_per_epoch:
         raise ValueError(
-            f"nproc_per_node: expected at most {batches_per_epoch // accumulation} rank(s): the "
-            f"corpus gives {batches_per_epoch} batch(es) of {micro_tokens} tokens per epoch and a "
-            f"step needs {accumulation} per rank; got {world_size} ranks"
+            tr(
+                "nproc_per_node: expected at most {most} rank(s): the corpus gives "
+                "{batches_per_epoch} batch(es) of {micro_tokens} tokens per epoch and a step "
+                "needs {accumulation} per rank; got {world_size} ranks"
+            ).format(
+                most=batches_per_epoch // accumulation,
+                batches_per_epoch=batches_per_epoch,
+                micro_tokens=micro_tokens,
+                accumulation=accumulation,
+                world_size=world_size,
+            )
         )
     return plan
 

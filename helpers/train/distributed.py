@@ -13,6 +13,8 @@ from dataclasses import dataclass
 import torch
 import torch.distributed as dist
 
+from helpers.language import tr
+
 
 @dataclass(frozen=True)
 class Ranks:
@@ -33,7 +35,7 @@ def world_size_from_environment() -> int:
     """WORLD_SIZE as set by torchrun, 1 without it."""
     text = os.environ.get("WORLD_SIZE", "1")
     if not text.isdigit() or int(text) < 1:
-        raise ValueError(f"WORLD_SIZE: expected a positive int, got {text!r}")
+        raise ValueError(tr("WORLD_SIZE: expected a positive int, got {text!r}").format(text=text))
     return int(text)
 
 
@@ -43,7 +45,7 @@ def pick_training_device(device: str) -> torch.device:
         device = "cuda" if torch.cuda.is_available() else "cpu"
     if device == "cuda" and not torch.cuda.is_available():
         raise ValueError(
-            "device: expected 'cpu' or 'auto' on this machine (no CUDA GPU), got 'cuda'"
+            tr("device: expected 'cpu' or 'auto' on this machine (no CUDA GPU), got 'cuda'")
         )
     return torch.device(device)
 

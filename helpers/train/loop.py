@@ -23,6 +23,7 @@ from torch.nn.parallel import DistributedDataParallel
 from tqdm import tqdm
 
 from helpers.display.setup import seed_everything
+from helpers.language import tr
 from helpers.model.transformer import Transformer
 from helpers.pipeline.training import collate, evaluate_loss, label_smoothing_loss, make_optimizer
 from helpers.train.checkpoints import (
@@ -59,7 +60,7 @@ def resolve_precision(precision: str, device: torch.device) -> str:
     """'auto' -> fp32 on a CPU, bf16 on a GPU that has it, else fp16 (with a gradient scaler)."""
     if precision != "auto":
         if precision == "fp16" and device.type == "cpu":
-            raise ValueError("precision: expected fp32 or bf16 on a CPU, got 'fp16'")
+            raise ValueError(tr("precision: expected fp32 or bf16 on a CPU, got 'fp16'"))
         return precision
     if device.type == "cpu":
         return "fp32"
@@ -85,8 +86,10 @@ def prepare(config: TrainConfig) -> tuple[RunData, object]:
         check_resumable(run_dir, config, plan.world_size, plan.accumulation)
     elif list_checkpoints(run_dir):
         raise ValueError(
-            f"output: {str(run_dir)!r} already holds checkpoints; pass --resume to continue "
-            "them or choose another folder"
+            tr(
+                "output: {folder!r} already holds checkpoints; pass --resume to continue "
+                "them or choose another folder"
+            ).format(folder=str(run_dir))
         )
     return data, plan
 

@@ -21,6 +21,7 @@ from pathlib import Path
 import sacrebleu
 
 from helpers.data.dictionary import TASKS, normalize, task_pairs, word_for_word, word_lookup
+from helpers.language import tr
 from helpers.model.transformer import Transformer
 from helpers.pipeline.decoding import beam_search, greedy_decode
 from helpers.pipeline.evaluation import _check_pairs
@@ -47,7 +48,7 @@ def translate_pieces(
     beam search) and the output pieces joined back into words.
     """
     if isinstance(sentences, str):
-        raise ValueError("sentences: expected a list of strings, got a single str")
+        raise ValueError(tr("sentences: expected a list of strings, got a single str"))
     todo = sorted(
         (
             (index, vocab.encode(tokenizer.encode(normalize(s))))
@@ -101,8 +102,10 @@ def load_run_model(folder: Path, device: str = "cpu") -> tuple[Transformer, BPET
     tokenizer_path = run_dir / TOKENIZER_FILE
     if not tokenizer_path.is_file():
         raise ValueError(
-            f"folder: expected a checkpoint of a run with --corpus real ({TOKENIZER_FILE} in "
-            f"{run_dir}), got {folder}"
+            tr(
+                "folder: expected a checkpoint of a run with --corpus real ({file} in {run}), "
+                "got {folder}"
+            ).format(file=TOKENIZER_FILE, run=run_dir, folder=folder)
         )
     model, vocab, _ = load_model_and_vocabs(folder, device)
     return model.eval(), BPETokenizer.load(tokenizer_path), vocab
@@ -149,10 +152,16 @@ def score_run(
     run_dir = Path(run_dir)
     unknown = [task for task in tasks if task not in TASKS]
     if unknown:
-        raise ValueError(f"tasks: expected among {', '.join(TASKS)}, got {', '.join(unknown)}")
+        raise ValueError(
+            tr("tasks: expected among {tasks}, got {unknown}").format(
+                tasks=", ".join(TASKS), unknown=", ".join(unknown)
+            )
+        )
     checkpoints = list_checkpoints(run_dir)
     if not checkpoints:
-        raise ValueError(f"run: expected a run folder with checkpoints, got {run_dir}")
+        raise ValueError(
+            tr("run: expected a run folder with checkpoints, got {run}").format(run=run_dir)
+        )
     chosen = [
         c for i, c in enumerate(checkpoints) if i % every == every - 1 or c == checkpoints[-1]
     ]
@@ -210,7 +219,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         if args.every < 1:
-            raise ValueError(f"every: expected a positive int, got {args.every}")
+            raise ValueError(
+                tr("every: expected a positive int, got {every}").format(every=args.every)
+            )
         device = str(pick_training_device(args.device))
         scores = score_run(
             args.run, args.tasks.split(","), args.every, args.limit, args.beam, device=device

@@ -19,6 +19,7 @@ from helpers.data.corpus.lexicon import (
     Quantity,
     Verb,
 )
+from helpers.language import tr
 
 # ---------------------------------------------------------------------------
 # Noun phrases and clauses, and how each language writes them
@@ -181,7 +182,7 @@ def german_words(clause: Clause, order: str = "main", modal: Modal | None = None
     if order == "modal":
         assert modal is not None
         return [*subject, modal.forms[person], *middle, verb.infinitive]
-    raise ValueError(f"unknown order {order!r}")
+    raise ValueError(tr("unknown order {order!r}").format(order=order))
 
 
 def english_words(clause: Clause, question: bool = False, modal: Modal | None = None) -> list[str]:

@@ -10,6 +10,8 @@ import itertools
 from dataclasses import dataclass
 from typing import TypeVar
 
+from helpers.language import tr
+
 CORPUS_SEED = 20170612
 
 SPLITS = ("train", "valid", "test", "test_unseen")
@@ -655,7 +657,9 @@ UNSEEN_COMBINATIONS: tuple[UnseenCombination, ...] = tuple(
 )
 for _combination in UNSEEN_COMBINATIONS:
     if _combination.noun.kind not in _combination.adjective.kinds:
-        raise ValueError(f"{_combination} can never be generated")
+        raise ValueError(
+            tr("{combination} can never be generated").format(combination=_combination)
+        )
 
 _UNSEEN_BY_BIGRAM = {
     tuple(bigram.split()): combination

@@ -32,6 +32,7 @@ from helpers.data.corpus.patterns import (
     SentenceMaker,
     pattern_examples,
 )
+from helpers.language import tr
 
 # ---------------------------------------------------------------------------
 # Building the corpus
@@ -56,7 +57,11 @@ class Corpus:
 
 def _check_split(split: str) -> None:
     if split not in SPLITS:
-        raise ValueError(f"split must be one of {', '.join(map(repr, SPLITS))}; got {split!r}")
+        raise ValueError(
+            tr("split must be one of {splits}; got {split!r}").format(
+                splits=", ".join(map(repr, SPLITS)), split=split
+            )
+        )
 
 
 class _SentenceStore:
@@ -71,7 +76,11 @@ class _SentenceStore:
         known = self.english.get(german)
         if known is not None:
             if known != english:  # would make the translation ambiguous: a grammar bug
-                raise AssertionError(f"{german!r} → {known!r} and {english!r}")
+                raise AssertionError(
+                    tr("{german!r} → {known!r} and {english!r}").format(
+                        german=german, known=known, english=english
+                    )
+                )
             return False
         self.english[german] = english
         self.pattern[german] = pattern
@@ -104,7 +113,11 @@ class _SentenceStore:
                 self.add(pattern, german, english)
                 found.append(german)
         if len(found) < count:
-            raise RuntimeError(f"the grammar produced only {len(found)} of {count} sentences")
+            raise RuntimeError(
+                tr("the grammar produced only {found} of {count} sentences").format(
+                    found=len(found), count=count
+                )
+            )
         return found
 
 
@@ -142,7 +155,7 @@ def generate_corpus(seed: int = CORPUS_SEED) -> Corpus:
     ]
     test_regular_count = TEST_SIZE - TEST_UNSEEN_SIZE
     if len(rest) < VALID_SIZE + test_regular_count:
-        raise RuntimeError("not enough valid/test sentences; raise `spare`")
+        raise RuntimeError(tr("not enough valid/test sentences; raise `spare`"))
     valid = rest[:VALID_SIZE]
     test_regular = rest[VALID_SIZE : VALID_SIZE + test_regular_count]
 
@@ -201,7 +214,9 @@ def pattern_of(german: str) -> str:
     try:
         return _cached_corpus().patterns[german]
     except KeyError:
-        raise ValueError(f"not a sentence of the corpus: {german!r}") from None
+        raise ValueError(
+            tr("not a sentence of the corpus: {german!r}").format(german=german)
+        ) from None
 
 
 def describe_corpus() -> dict[str, object]:
