@@ -5,6 +5,7 @@
 import torch
 from torch import nn
 
+from helpers.language import tr
 from helpers.model.embeddings import PositionalEncoding, TokenEmbedding
 from helpers.model.feed_forward import PositionwiseFeedForward
 from helpers.model.multi_head_attention import KVCache, MultiHeadAttention
@@ -127,26 +128,36 @@ class Decoder(nn.Module):
         """
         if tgt.dim() != 2:
             raise ValueError(
-                f"tgt: expected token ids (batch, tgt_len), got shape {tuple(tgt.shape)}"
+                tr("tgt: expected token ids (batch, tgt_len), got shape {shape}").format(
+                    shape=tuple(tgt.shape)
+                )
             )
         if memory.dim() != 3 or memory.shape[0] not in (1, tgt.shape[0]):
             raise ValueError(
-                f"memory: expected (batch, src_len, d_model) with batch {tgt.shape[0]} like tgt, "
-                f"got shape {tuple(memory.shape)}"
+                tr(
+                    "memory: expected (batch, src_len, d_model) with batch {batch} like tgt, "
+                    "got shape {shape}"
+                ).format(batch=tgt.shape[0], shape=tuple(memory.shape))
             )
         for name, mask in (("tgt_mask", tgt_mask), ("memory_mask", memory_mask)):
             if mask is not None and mask.dtype != torch.bool:
                 raise ValueError(
-                    f"{name}: expected a bool mask (True = may attend), got dtype {mask.dtype}"
+                    tr(
+                        "{name}: expected a bool mask (True = may attend), got dtype {dtype}"
+                    ).format(name=name, dtype=mask.dtype)
                 )
         if cache is not None and len(cache) != len(self.layers):
             raise ValueError(
-                f"cache: expected one (self, cross) pair per layer, {len(self.layers)} in all "
-                f"(use new_cache()), got {len(cache)}"
+                tr(
+                    "cache: expected one (self, cross) pair per layer, {layers} in all "
+                    "(use new_cache()), got {got}"
+                ).format(layers=len(self.layers), got=len(cache))
             )
         if start < 0:
             raise ValueError(
-                f"start: expected the position of tgt's first token (>= 0), got {start}"
+                tr("start: expected the position of tgt's first token (>= 0), got {start}").format(
+                    start=start
+                )
             )
         x = self.positional_encoding(self.embedding(tgt), start)
         self_weights, cross_weights = [], []

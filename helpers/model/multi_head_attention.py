@@ -9,6 +9,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from helpers.language import tr
 from helpers.model.attention import scaled_dot_product_attention
 
 
@@ -75,7 +76,10 @@ class MultiHeadAttention(nn.Module):
         super().__init__()
         if n_heads < 1 or ((d_k is None or d_v is None) and d_model % n_heads != 0):
             raise ValueError(
-                f"n_heads: expected a positive divisor of d_model={d_model} (or give d_k and d_v), got {n_heads}"
+                tr(
+                    "n_heads: expected a positive divisor of d_model={d_model} "
+                    "(or give d_k and d_v), got {n_heads}"
+                ).format(d_model=d_model, n_heads=n_heads)
             )
         # Sizes live on the instance, never in globals: two attentions of different sizes coexist.
         self.d_model = d_model
@@ -130,17 +134,29 @@ class MultiHeadAttention(nn.Module):
         shapes = f"{tuple(query.shape)}, {tuple(key.shape)}, {tuple(value.shape)}"
         if query.dim() != 3 or key.dim() != 3 or value.dim() != 3:
             raise ValueError(
-                f"query, key, value: expected (batch, seq_len, d_model) each, got shapes {shapes}"
+                tr(
+                    "query, key, value: expected (batch, seq_len, d_model) each, "
+                    "got shapes {shapes}"
+                ).format(shapes=shapes)
             )
         if {query.shape[-1], key.shape[-1], value.shape[-1]} != {self.d_model}:
             raise ValueError(
-                f"query, key, value: expected last dimension d_model={self.d_model}, got shapes {shapes}"
+                tr(
+                    "query, key, value: expected last dimension d_model={d_model}, "
+                    "got shapes {shapes}"
+                ).format(d_model=self.d_model, shapes=shapes)
             )
         if not query.shape[0] == key.shape[0] == value.shape[0]:
-            raise ValueError(f"query, key, value: expected one batch size, got shapes {shapes}")
+            raise ValueError(
+                tr("query, key, value: expected one batch size, got shapes {shapes}").format(
+                    shapes=shapes
+                )
+            )
         if key.shape[1] != value.shape[1]:
             raise ValueError(
-                f"value: expected len_k={key.shape[1]} positions like key, got shapes {shapes}"
+                tr("value: expected len_k={len_k} positions like key, got shapes {shapes}").format(
+                    len_k=key.shape[1], shapes=shapes
+                )
             )
 
     def forward(
@@ -165,7 +181,9 @@ class MultiHeadAttention(nn.Module):
         if mask is not None and mask.dtype != torch.bool:
             # The fused path would silently *add* a float mask to the scores: refuse it on both paths.
             raise ValueError(
-                f"mask: expected a bool tensor (True = may attend), got dtype {mask.dtype}"
+                tr("mask: expected a bool tensor (True = may attend), got dtype {dtype}").format(
+                    dtype=mask.dtype
+                )
             )
         if cache is not None and cache.from_memory and cache.key is not None:
             # Cross-attention while decoding: the memory's keys and values were projected once.

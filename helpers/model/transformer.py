@@ -7,6 +7,7 @@ from dataclasses import asdict, dataclass
 import torch
 from torch import nn
 
+from helpers.language import tr
 from helpers.model.decoder import Decoder
 from helpers.model.embeddings import PositionalEncoding
 from helpers.model.encoder import Encoder
@@ -57,31 +58,52 @@ class TransformerConfig:
         for name in positive:
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-                raise ValueError(f"{name}: expected a positive int, got {value!r}")
+                raise ValueError(
+                    tr("{name}: expected a positive int, got {value!r}").format(
+                        name=name, value=value
+                    )
+                )
         for name in ("d_k", "d_v"):
             value = getattr(self, name)
             if value is not None and (not isinstance(value, int) or value < 1):
-                raise ValueError(f"{name}: expected None or a positive int, got {value!r}")
+                raise ValueError(
+                    tr("{name}: expected None or a positive int, got {value!r}").format(
+                        name=name, value=value
+                    )
+                )
         if (self.d_k is None or self.d_v is None) and self.d_model % self.n_heads != 0:
             raise ValueError(
-                f"n_heads: expected a divisor of d_model={self.d_model} (or set d_k and d_v), got {self.n_heads}"
+                tr(
+                    "n_heads: expected a divisor of d_model={d_model} (or set d_k and d_v), "
+                    "got {n_heads}"
+                ).format(d_model=self.d_model, n_heads=self.n_heads)
             )
         if not isinstance(self.dropout, (int, float)) or not 0.0 <= self.dropout < 1.0:
-            raise ValueError(f"dropout: expected a probability in [0, 1), got {self.dropout!r}")
+            raise ValueError(
+                tr("dropout: expected a probability in [0, 1), got {dropout!r}").format(
+                    dropout=self.dropout
+                )
+            )
         if self.share_embeddings and self.src_vocab_size != self.tgt_vocab_size:
             raise ValueError(
-                "share_embeddings: needs one shared vocabulary, got src_vocab_size="
-                f"{self.src_vocab_size} and tgt_vocab_size={self.tgt_vocab_size}"
+                tr(
+                    "share_embeddings: needs one shared vocabulary, got "
+                    "src_vocab_size={src_vocab_size} and tgt_vocab_size={tgt_vocab_size}"
+                ).format(src_vocab_size=self.src_vocab_size, tgt_vocab_size=self.tgt_vocab_size)
             )
         if self.positional not in ("sinusoidal", "learned"):
             raise ValueError(
-                f"positional: expected 'sinusoidal' or 'learned', got {self.positional!r}"
+                tr("positional: expected 'sinusoidal' or 'learned', got {positional!r}").format(
+                    positional=self.positional
+                )
             )
         if not isinstance(self.pad_id, int) or not 0 <= self.pad_id < min(
             self.src_vocab_size, self.tgt_vocab_size
         ):
             raise ValueError(
-                f"pad_id: expected an id inside both vocabularies, got {self.pad_id!r}"
+                tr("pad_id: expected an id inside both vocabularies, got {pad_id!r}").format(
+                    pad_id=self.pad_id
+                )
             )
 
     def to_dict(self) -> dict:
@@ -148,22 +170,36 @@ class Transformer(nn.Module):
     def check_ids(self, name: str, ids: torch.Tensor, vocab_size: int) -> None:
         """Raise ValueError unless ids is a (batch, seq_len) int64 tensor of valid ids."""
         if not isinstance(ids, torch.Tensor):
-            raise ValueError(f"{name}: expected a tensor of token ids, got {type(ids).__name__}")
+            raise ValueError(
+                tr("{name}: expected a tensor of token ids, got {got}").format(
+                    name=name, got=type(ids).__name__
+                )
+            )
         if ids.dtype != torch.long:
-            raise ValueError(f"{name}: expected dtype torch.int64 (token ids), got {ids.dtype}")
+            raise ValueError(
+                tr("{name}: expected dtype torch.int64 (token ids), got {dtype}").format(
+                    name=name, dtype=ids.dtype
+                )
+            )
         if ids.dim() != 2 or ids.shape[0] == 0 or ids.shape[1] == 0:
             raise ValueError(
-                f"{name}: expected shape (batch, seq_len) with batch >= 1 and seq_len >= 1, "
-                f"got {tuple(ids.shape)}"
+                tr(
+                    "{name}: expected shape (batch, seq_len) with batch >= 1 and seq_len >= 1, "
+                    "got {shape}"
+                ).format(name=name, shape=tuple(ids.shape))
             )
         if ids.shape[1] > self.config.max_len:
             raise ValueError(
-                f"{name}: length {ids.shape[1]} is longer than max_len={self.config.max_len}"
+                tr("{name}: length {length} is longer than max_len={max_len}").format(
+                    name=name, length=ids.shape[1], max_len=self.config.max_len
+                )
             )
         low, high = int(ids.min()), int(ids.max())
         if low < 0 or high >= vocab_size:
             raise ValueError(
-                f"{name}: expected ids in [0, {vocab_size}), got values from {low} to {high}"
+                tr(
+                    "{name}: expected ids in [0, {vocab_size}), got values from {low} to {high}"
+                ).format(name=name, vocab_size=vocab_size, low=low, high=high)
             )
 
     def encode(
@@ -192,11 +228,15 @@ class Transformer(nn.Module):
             self.check_ids("tgt", tgt, self.config.tgt_vocab_size)
         if memory.shape[:2] != src.shape:
             raise ValueError(
-                f"memory: expected (batch, src_len) = {tuple(src.shape)} in front, got {tuple(memory.shape)}"
+                tr("memory: expected (batch, src_len) = {front} in front, got {shape}").format(
+                    front=tuple(src.shape), shape=tuple(memory.shape)
+                )
             )
         if tgt.shape[0] != src.shape[0]:
             raise ValueError(
-                f"tgt: expected batch size {src.shape[0]} like src, got {tgt.shape[0]}"
+                tr("tgt: expected batch size {batch} like src, got {got}").format(
+                    batch=src.shape[0], got=tgt.shape[0]
+                )
             )
         if cache is None:
             tgt_mask = decoder_self_attention_mask(tgt, self.config.pad_id)
@@ -204,8 +244,10 @@ class Transformer(nn.Module):
             cached = cache[0][0].length  # positions already in the first layer's cache
             if start != cached:
                 raise ValueError(
-                    f"start: expected {cached}, the number of positions already in the cache, "
-                    f"got {start}"
+                    tr(
+                        "start: expected {cached}, the number of positions already in the cache, "
+                        "got {start}"
+                    ).format(cached=cached, start=start)
                 )
             # New positions start..start+len-1 may see every earlier position, kept in the cache.
             length = tgt.shape[1]
@@ -233,7 +275,9 @@ class Transformer(nn.Module):
             and src.shape[0] != tgt.shape[0]
         ):
             raise ValueError(
-                f"tgt: expected batch size {src.shape[0]} like src, got {tgt.shape[0]}"
+                tr("tgt: expected batch size {batch} like src, got {got}").format(
+                    batch=src.shape[0], got=tgt.shape[0]
+                )
             )
         memory, encoder_weights = self.encode(src, need_weights)
         logits, self_weights, cross_weights = self.decode(tgt, memory, src, need_weights)

@@ -53,22 +53,32 @@ def _check_options(
 ) -> None:
     """Raise ValueError naming the first search option that cannot be used."""
     if not isinstance(model, Transformer):
-        raise ValueError(f"model: expected a helpers.Transformer, got {type(model).__name__}")
+        raise ValueError(
+            tr("model: expected a helpers.Transformer, got {got}").format(got=type(model).__name__)
+        )
     if not _is_int(beam_size) or beam_size < 1:
-        raise ValueError(f"beam_size: expected a positive int, got {beam_size!r}")
+        raise ValueError(
+            tr("beam_size: expected a positive int, got {beam_size!r}").format(beam_size=beam_size)
+        )
     if (
         not isinstance(alpha, int | float)
         or isinstance(alpha, bool)
         or not 0 <= alpha < float("inf")
     ):
-        raise ValueError(f"alpha: expected a number >= 0, got {alpha!r}")
+        raise ValueError(tr("alpha: expected a number >= 0, got {alpha!r}").format(alpha=alpha))
     if max_len is not None and (not _is_int(max_len) or not 1 <= max_len <= model.config.max_len):
         raise ValueError(
-            f"max_len: expected None or an int in [1, {model.config.max_len}] (the model's "
-            f"max_len), got {max_len!r}"
+            tr(
+                "max_len: expected None or an int in [1, {limit}] (the model's max_len), "
+                "got {max_len!r}"
+            ).format(limit=model.config.max_len, max_len=max_len)
         )
     if not _is_int(max_extra_len) or max_extra_len < 0:
-        raise ValueError(f"max_extra_len: expected an int >= 0, got {max_extra_len!r}")
+        raise ValueError(
+            tr("max_extra_len: expected an int >= 0, got {max_extra_len!r}").format(
+                max_extra_len=max_extra_len
+            )
+        )
 
 
 def _check_decoding_arguments(
@@ -81,11 +91,17 @@ def _check_decoding_arguments(
     for name, value in (("bos_id", bos_id), ("eos_id", eos_id)):
         if not _is_int(value) or not 0 <= value < vocab_size or value == model.config.pad_id:
             raise ValueError(
-                f"{name}: expected a target id in [0, {vocab_size}) other than pad_id="
-                f"{model.config.pad_id}, got {value!r}"
+                tr(
+                    "{name}: expected a target id in [0, {vocab_size}) other than "
+                    "pad_id={pad_id}, got {value!r}"
+                ).format(name=name, vocab_size=vocab_size, pad_id=model.config.pad_id, value=value)
             )
     if bos_id == eos_id:
-        raise ValueError(f"eos_id: expected an id different from bos_id={bos_id}, got {eos_id}")
+        raise ValueError(
+            tr("eos_id: expected an id different from bos_id={bos_id}, got {eos_id}").format(
+                bos_id=bos_id, eos_id=eos_id
+            )
+        )
     model.check_ids("src", src, model.config.src_vocab_size)
 
 
@@ -390,16 +406,22 @@ def translate(
     an empty translation; an empty list gives an empty list.
     """
     if not isinstance(model, Transformer):
-        raise ValueError(f"model: expected a helpers.Transformer, got {type(model).__name__}")
+        raise ValueError(
+            tr("model: expected a helpers.Transformer, got {got}").format(got=type(model).__name__)
+        )
     if isinstance(sentences, str) or not isinstance(sentences, Sequence):
         raise ValueError(
-            f"sentences: expected a list of strings, got {type(sentences).__name__} "
-            "(wrap a single sentence in a list)"
+            tr(
+                "sentences: expected a list of strings, got {got} "
+                "(wrap a single sentence in a list)"
+            ).format(got=type(sentences).__name__)
         )
     for index, sentence in enumerate(sentences):
         if not isinstance(sentence, str):
             raise ValueError(
-                f"sentences: expected a list of strings, got {type(sentence).__name__} at index {index}"
+                tr("sentences: expected a list of strings, got {got} at index {index}").format(
+                    got=type(sentence).__name__, index=index
+                )
             )
     for name, vocab, size in (
         ("src_vocab", src_vocab, model.config.src_vocab_size),
@@ -411,12 +433,18 @@ def translate(
             or vocab.pad_id != model.config.pad_id
         ):
             raise ValueError(
-                f"{name}: expected the model's vocabulary ({size} tokens, pad_id="
-                f"{model.config.pad_id}), got {vocab!r:.60}"
+                tr(
+                    "{name}: expected the model's vocabulary ({size} tokens, pad_id={pad_id}), "
+                    "got {vocab!r:.60}"
+                ).format(name=name, size=size, pad_id=model.config.pad_id, vocab=vocab)
             )
     _check_options(model, beam_size, alpha, max_len, max_extra_len)
     if not _is_int(batch_size) or batch_size < 1:
-        raise ValueError(f"batch_size: expected a positive int, got {batch_size!r}")
+        raise ValueError(
+            tr("batch_size: expected a positive int, got {batch_size!r}").format(
+                batch_size=batch_size
+            )
+        )
     unknown = sorted(
         {word for sentence in sentences for word in unknown_words(sentence, src_vocab)}
     )

@@ -6,22 +6,32 @@ from collections.abc import Sequence
 
 import sacrebleu
 
+from helpers.language import tr  # noqa: F811
+
 
 def _check_pairs(hypotheses: Sequence[str], references: Sequence[str]) -> None:
     """Raise ValueError unless both are equally long, non-empty lists of strings."""
     for name, texts in (("hypotheses", hypotheses), ("references", references)):
         if isinstance(texts, str) or not isinstance(texts, Sequence):
-            raise ValueError(f"{name}: expected a list of strings, got {type(texts).__name__}")
+            raise ValueError(
+                tr("{name}: expected a list of strings, got {got}").format(
+                    name=name, got=type(texts).__name__
+                )
+            )
         for index, text in enumerate(texts):
             if not isinstance(text, str):
                 raise ValueError(
-                    f"{name}: expected a list of strings, got {type(text).__name__} at index {index}"
+                    tr("{name}: expected a list of strings, got {got} at index {index}").format(
+                        name=name, got=type(text).__name__, index=index
+                    )
                 )
     if not hypotheses:
-        raise ValueError("hypotheses: expected at least one translation, got an empty list")
+        raise ValueError(tr("hypotheses: expected at least one translation, got an empty list"))
     if len(hypotheses) != len(references):
         raise ValueError(
-            f"references: expected one per hypothesis ({len(hypotheses)}), got {len(references)}"
+            tr("references: expected one per hypothesis ({expected}), got {got}").format(
+                expected=len(hypotheses), got=len(references)
+            )
         )
 
 
