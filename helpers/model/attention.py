@@ -7,6 +7,8 @@ from collections.abc import Callable
 
 import torch
 
+from helpers.language import tr
+
 
 def scaled_dot_product_attention(
     query: torch.Tensor,
@@ -25,17 +27,23 @@ def scaled_dot_product_attention(
     """
     if query.shape[-1] != key.shape[-1]:
         raise ValueError(
-            f"key: expected the last dimension d_k={query.shape[-1]} of query, got shape {tuple(key.shape)}"
+            tr("key: expected the last dimension d_k={d_k} of query, got shape {shape}").format(
+                d_k=query.shape[-1], shape=tuple(key.shape)
+            )
         )
     if key.shape[-2] != value.shape[-2]:
         raise ValueError(
-            f"value: expected len_k={key.shape[-2]} rows like key, got shape {tuple(value.shape)}"
+            tr("value: expected len_k={len_k} rows like key, got shape {shape}").format(
+                len_k=key.shape[-2], shape=tuple(value.shape)
+            )
         )
     scores = query @ key.transpose(-2, -1) / math.sqrt(query.shape[-1])
     if mask is not None:
         if mask.dtype != torch.bool:
             raise ValueError(
-                f"mask: expected a bool tensor (True = may attend), got dtype {mask.dtype}"
+                tr("mask: expected a bool tensor (True = may attend), got dtype {dtype}").format(
+                    dtype=mask.dtype
+                )
             )
         # The most negative finite value of the dtype: exp() of it is 0, and it cannot overflow
         # in float16 the way -1e9 does.

@@ -7,6 +7,8 @@ import math
 import torch
 from torch import nn
 
+from helpers.language import tr
+
 
 class TokenEmbedding(nn.Module):
     """Look up a d_model vector per token id and scale it by sqrt(d_model) (paper §3.4)."""
@@ -28,9 +30,13 @@ def sinusoidal_table(max_len: int, d_model: int) -> torch.Tensor:
     Returns (max_len, d_model). An odd d_model gets one more sine column than cosine columns.
     """
     if not isinstance(max_len, int) or max_len < 1:
-        raise ValueError(f"max_len: expected a positive int, got {max_len!r}")
+        raise ValueError(
+            tr("max_len: expected a positive int, got {max_len!r}").format(max_len=max_len)
+        )
     if not isinstance(d_model, int) or d_model < 1:
-        raise ValueError(f"d_model: expected a positive int, got {d_model!r}")
+        raise ValueError(
+            tr("d_model: expected a positive int, got {d_model!r}").format(d_model=d_model)
+        )
     position = torch.arange(max_len, dtype=torch.float32).unsqueeze(1)
     # 1 / 10000^(2i/d_model) written as exp(-2i * ln(10000) / d_model)
     inverse_frequency = torch.exp(
@@ -74,15 +80,20 @@ class PositionalEncoding(nn.Module):
         if x.dim() != 3 or x.shape[-1] != d_model:
             # Token ids (batch, seq_len) passed by mistake would otherwise broadcast silently.
             raise ValueError(
-                f"x: expected embeddings (batch, seq_len, d_model={d_model}), "
-                f"got shape {tuple(x.shape)}"
+                tr(
+                    "x: expected embeddings (batch, seq_len, d_model={d_model}), got shape {shape}"
+                ).format(d_model=d_model, shape=tuple(x.shape))
             )
         if start < 0:
-            raise ValueError(f"start: expected a non-negative position, got {start!r}")
+            raise ValueError(
+                tr("start: expected a non-negative position, got {start!r}").format(start=start)
+            )
         seq_len = x.shape[1]
         if start + seq_len > self.max_len:
             raise ValueError(
-                f"x: positions {start}..{start + seq_len - 1} go past max_len={self.max_len}; "
-                "build the model with a larger max_len"
+                tr(
+                    "x: positions {start}..{last} go past max_len={max_len}; "
+                    "build the model with a larger max_len"
+                ).format(start=start, last=start + seq_len - 1, max_len=self.max_len)
             )
         return self.dropout(x + self.table[start : start + seq_len].to(x.dtype))

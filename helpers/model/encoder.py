@@ -5,6 +5,7 @@
 import torch
 from torch import nn
 
+from helpers.language import tr
 from helpers.model.embeddings import PositionalEncoding, TokenEmbedding
 from helpers.model.feed_forward import PositionwiseFeedForward
 from helpers.model.multi_head_attention import MultiHeadAttention
@@ -91,11 +92,15 @@ class Encoder(nn.Module):
         """
         if src.dim() != 2:
             raise ValueError(
-                f"src: expected token ids (batch, src_len), got shape {tuple(src.shape)}"
+                tr("src: expected token ids (batch, src_len), got shape {shape}").format(
+                    shape=tuple(src.shape)
+                )
             )
         if src_mask is not None and src_mask.dtype != torch.bool:
             raise ValueError(
-                f"src_mask: expected a bool mask (True = may attend), got dtype {src_mask.dtype}"
+                tr("src_mask: expected a bool mask (True = may attend), got dtype {dtype}").format(
+                    dtype=src_mask.dtype
+                )
             )
         x = self.positional_encoding(self.embedding(src))  # dropout on embedding + positions
         all_weights = []

@@ -5,6 +5,8 @@
 import torch
 from torch import nn
 
+from helpers.language import tr
+
 
 class PositionwiseFeedForward(nn.Module):
     """FFN(x) = max(0, x W1 + b1) W2 + b2, the same two layers at every position (paper §3.3).
@@ -16,7 +18,9 @@ class PositionwiseFeedForward(nn.Module):
         super().__init__()
         for name, size in (("d_model", d_model), ("d_ff", d_ff)):
             if not isinstance(size, int) or size < 1:
-                raise ValueError(f"{name}: expected a positive int, got {size!r}")
+                raise ValueError(
+                    tr("{name}: expected a positive int, got {size!r}").format(name=name, size=size)
+                )
         # Created here, not in forward: registered parameters are trained, saved and moved.
         self.linear1 = nn.Linear(d_model, d_ff)
         self.linear2 = nn.Linear(d_ff, d_model)
@@ -29,6 +33,8 @@ class PositionwiseFeedForward(nn.Module):
         """
         if x.shape[-1] != self.linear1.in_features:
             raise ValueError(
-                f"x: expected last dimension d_model={self.linear1.in_features}, got shape {tuple(x.shape)}"
+                tr("x: expected last dimension d_model={d_model}, got shape {shape}").format(
+                    d_model=self.linear1.in_features, shape=tuple(x.shape)
+                )
             )
         return self.linear2(self.dropout(torch.relu(self.linear1(x))))

@@ -8,6 +8,8 @@ and, for the padding mask, over the queries.
 
 import torch
 
+from helpers.language import tr
+
 
 def padding_mask(ids: torch.Tensor, pad_id: int) -> torch.Tensor:
     """ids: (batch, len_k) -> (batch, 1, 1, len_k): True at real tokens, False at padding.
@@ -16,14 +18,16 @@ def padding_mask(ids: torch.Tensor, pad_id: int) -> torch.Tensor:
     simply never used (the loss ignores it).
     """
     if ids.dim() != 2:
-        raise ValueError(f"ids: expected (batch, seq_len), got shape {tuple(ids.shape)}")
+        raise ValueError(
+            tr("ids: expected (batch, seq_len), got shape {shape}").format(shape=tuple(ids.shape))
+        )
     return (ids != pad_id)[:, None, None, :]
 
 
 def look_ahead_mask(size: int, device: torch.device | str | None = None) -> torch.Tensor:
     """(1, 1, size, size): True on and below the diagonal, so position i sees positions <= i."""
     if not isinstance(size, int) or size < 1:
-        raise ValueError(f"size: expected a positive int, got {size!r}")
+        raise ValueError(tr("size: expected a positive int, got {size!r}").format(size=size))
     return torch.ones(size, size, dtype=torch.bool, device=device).tril()[None, None]
 
 

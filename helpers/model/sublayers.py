@@ -5,6 +5,8 @@
 import torch
 from torch import nn
 
+from helpers.language import tr
+
 
 class ResidualSublayer(nn.Module):
     """Add & Norm around a sublayer (attention or feed-forward), in either placement.
@@ -20,9 +22,15 @@ class ResidualSublayer(nn.Module):
     def __init__(self, d_model: int, dropout: float = 0.0, norm_first: bool = False):
         super().__init__()
         if not isinstance(d_model, int) or isinstance(d_model, bool) or d_model < 1:
-            raise ValueError(f"d_model: expected a positive int, got {d_model!r}")
+            raise ValueError(
+                tr("d_model: expected a positive int, got {d_model!r}").format(d_model=d_model)
+            )
         if not isinstance(dropout, (int, float)) or not 0.0 <= dropout < 1.0:
-            raise ValueError(f"dropout: expected a probability in [0, 1), got {dropout!r}")
+            raise ValueError(
+                tr("dropout: expected a probability in [0, 1), got {dropout!r}").format(
+                    dropout=dropout
+                )
+            )
         self.norm = nn.LayerNorm(d_model)
         self.dropout = nn.Dropout(dropout)  # on the sublayer's output, before the add (§5.4)
         self.norm_first = norm_first
@@ -43,8 +51,9 @@ class ResidualSublayer(nn.Module):
         if sublayer_output.shape != x.shape:
             # Broadcasting would silently add e.g. a (batch, 1, d_model) output to every position.
             raise ValueError(
-                f"sublayer_output: expected the shape of x {tuple(x.shape)}, "
-                f"got {tuple(sublayer_output.shape)}"
+                tr("sublayer_output: expected the shape of x {x_shape}, got {shape}").format(
+                    x_shape=tuple(x.shape), shape=tuple(sublayer_output.shape)
+                )
             )
         added = x + self.dropout(sublayer_output)
         return added if self.norm_first else self.norm(added)

@@ -7,6 +7,8 @@ from collections.abc import Iterable, Sequence
 
 import torch
 
+from helpers.language import tr
+
 # The notes' P, S and E are <pad>, <s> and </s>; <unk> stands for any word never seen.
 PAD, UNK, BOS, EOS = "<pad>", "<unk>", "<s>", "</s>"
 SPECIAL_TOKENS = (PAD, UNK, BOS, EOS)
@@ -26,7 +28,9 @@ class Vocab:
             # A token with a space in it could never come back out of sentence.split().
             if not isinstance(token, str) or not token or token.split() != [token]:
                 raise ValueError(
-                    f"tokens: expected non-empty strings without spaces, got {token!r}"
+                    tr("tokens: expected non-empty strings without spaces, got {token!r}").format(
+                        token=token
+                    )
                 )
             if token not in self.token_to_id:
                 self.token_to_id[token] = len(self.id_to_token)
@@ -77,7 +81,11 @@ class Vocab:
         tokens = []
         for index in ids:
             if not isinstance(index, int) or not 0 <= index < len(self):
-                raise ValueError(f"ids: expected ints in [0, {len(self)}), got {index!r}")
+                raise ValueError(
+                    tr("ids: expected ints in [0, {size}), got {index!r}").format(
+                        size=len(self), index=index
+                    )
+                )
             token = self.id_to_token[index]
             if skip_special and token == EOS:
                 break  # what follows </s> is padding or garbage after the sentence ended
@@ -95,7 +103,9 @@ class Vocab:
         """The inverse of ``to_list``."""
         if list(tokens[: len(SPECIAL_TOKENS)]) != list(SPECIAL_TOKENS):
             raise ValueError(
-                f"tokens: expected to start with {SPECIAL_TOKENS}, got {list(tokens[:4])}"
+                tr("tokens: expected to start with {specials}, got {got}").format(
+                    specials=SPECIAL_TOKENS, got=list(tokens[:4])
+                )
             )
         return cls(tokens[len(SPECIAL_TOKENS) :])
 
@@ -106,7 +116,7 @@ def pad_sequences(sequences: Sequence[Sequence[int]], pad_id: int = 0) -> torch.
     max_len is the longest sequence of this batch, so a batch of short sentences stays short.
     """
     if not sequences:
-        raise ValueError("sequences: expected at least one sequence, got none")
+        raise ValueError(tr("sequences: expected at least one sequence, got none"))
     longest = max(len(sequence) for sequence in sequences)
     batch = torch.full((len(sequences), longest), pad_id, dtype=torch.long)
     for row, sequence in enumerate(sequences):
