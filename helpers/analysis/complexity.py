@@ -11,6 +11,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from helpers.language import tr
 from helpers.model.multi_head_attention import MultiHeadAttention
 
 
@@ -23,13 +24,17 @@ def local_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, window: i
     """
     if not isinstance(window, int) or isinstance(window, bool) or window < 1 or window % 2 == 0:
         raise ValueError(
-            f"window: expected an odd positive int (the query's position and as many on each "
-            f"side), got {window!r}"
+            tr(
+                "window: expected an odd positive int (the query's position and as many on each "
+                "side), got {window!r}"
+            ).format(window=window)
         )
     if q.dim() != 4 or k.shape != q.shape or v.dim() != 4 or v.shape[:3] != q.shape[:3]:
         raise ValueError(
-            "q, k, v: expected (batch, n_heads, n, d) each, q and k of one shape and v with the "
-            f"same batch, heads and n, got {tuple(q.shape)}, {tuple(k.shape)}, {tuple(v.shape)}"
+            tr(
+                "q, k, v: expected (batch, n_heads, n, d) each, q and k of one shape and v with "
+                "the same batch, heads and n, got {q_shape}, {k_shape}, {v_shape}"
+            ).format(q_shape=tuple(q.shape), k_shape=tuple(k.shape), v_shape=tuple(v.shape))
         )
     half, n = window // 2, q.shape[2]
     # Windows of keys and values: [..., i, :, j] holds position i - half + j (or zero padding).
@@ -54,7 +59,9 @@ class RestrictedSelfAttention(nn.Module):
     def __init__(self, d_model: int, n_heads: int, window: int):
         super().__init__()
         if not isinstance(window, int) or isinstance(window, bool) or window < 1 or window % 2 == 0:
-            raise ValueError(f"window: expected an odd positive int, got {window!r}")
+            raise ValueError(
+                tr("window: expected an odd positive int, got {window!r}").format(window=window)
+            )
         self.attention = MultiHeadAttention(d_model, n_heads)
         self.window = window
 
@@ -75,10 +82,13 @@ def log_log_slope(ns: Sequence[float], values: Sequence[float]) -> float:
     """p in values ~ c * n^p: the least-squares slope of log(values) against log(ns)."""
     if len(ns) != len(values) or len(ns) < 2:
         raise ValueError(
-            f"ns, values: expected two sequences of one length >= 2, got {len(ns)} and {len(values)}"
+            tr(
+                "ns, values: expected two sequences of one length >= 2, got {ns_length} and "
+                "{values_length}"
+            ).format(ns_length=len(ns), values_length=len(values))
         )
     if min(ns) <= 0 or min(values) <= 0:
-        raise ValueError("ns, values: expected positive numbers (their logarithms are fitted)")
+        raise ValueError(tr("ns, values: expected positive numbers (their logarithms are fitted)"))
     slope, _ = np.polyfit(np.log(ns), np.log(values), 1)
     return float(slope)
 
@@ -96,11 +106,17 @@ def max_path_length(kind: str, n: int, size: int = 3, dilated: bool = False) -> 
     """
     kinds = ("self-attention", "recurrent", "convolution", "restricted")
     if kind not in kinds:
-        raise ValueError(f"kind: expected one of {', '.join(kinds)}, got {kind!r}")
+        raise ValueError(
+            tr("kind: expected one of {kinds}, got {kind!r}").format(
+                kinds=", ".join(kinds), kind=kind
+            )
+        )
     if not isinstance(n, int) or n < 2:
-        raise ValueError(f"n: expected a sequence length >= 2, got {n!r}")
+        raise ValueError(tr("n: expected a sequence length >= 2, got {n!r}").format(n=n))
     if not isinstance(size, int) or size < 3 or size % 2 == 0:
-        raise ValueError(f"size: expected an odd kernel or window size >= 3, got {size!r}")
+        raise ValueError(
+            tr("size: expected an odd kernel or window size >= 3, got {size!r}").format(size=size)
+        )
     if kind == "self-attention":
         return 1
     if kind == "recurrent":

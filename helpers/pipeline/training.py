@@ -15,6 +15,7 @@ import torch
 import torch.nn.functional as F
 from tqdm import tqdm
 
+from helpers.language import tr
 from helpers.model.transformer import Transformer, TransformerConfig
 from helpers.text.vocab import Vocab, pad_sequences
 
@@ -43,7 +44,11 @@ def token_budget_batches(
     ids plus one). The order of the batches (not their content) is shuffled with ``seed``.
     """
     if not isinstance(max_tokens, int) or isinstance(max_tokens, bool) or max_tokens < 1:
-        raise ValueError(f"max_tokens: expected a positive int, got {max_tokens!r}")
+        raise ValueError(
+            tr("max_tokens: expected a positive int, got {max_tokens!r}").format(
+                max_tokens=max_tokens
+            )
+        )
     # Similar lengths end up side by side; examples of equal lengths keep their input order.
     order = sorted(
         range(len(examples)), key=lambda i: (len(examples[i][1]), len(examples[i][0]), i)
@@ -53,8 +58,10 @@ def token_budget_batches(
         length = max(len(examples[index][0]), len(examples[index][1]) + 1)
         if length > max_tokens:
             raise ValueError(
-                f"max_tokens: {max_tokens} is smaller than example {index}, "
-                f"which is {length} tokens long"
+                tr(
+                    "max_tokens: {max_tokens} is smaller than example {index}, "
+                    "which is {length} tokens long"
+                ).format(max_tokens=max_tokens, index=index, length=length)
             )
         if current and max(longest, length) * (len(current) + 1) > max_tokens:
             batches.append(current)
@@ -91,10 +98,14 @@ def smoothed_targets(target: torch.Tensor, vocab_size: int, epsilon: float) -> t
     This spreads epsilon over every class, the definition ``F.cross_entropy(label_smoothing=)`` uses.
     """
     if not 0.0 <= epsilon < 1.0:
-        raise ValueError(f"epsilon: expected a value in [0, 1), got {epsilon!r}")
+        raise ValueError(
+            tr("epsilon: expected a value in [0, 1), got {epsilon!r}").format(epsilon=epsilon)
+        )
     if target.dim() != 1:
         raise ValueError(
-            f"target: expected a 1-D tensor of ids (n,), got shape {tuple(target.shape)}"
+            tr("target: expected a 1-D tensor of ids (n,), got shape {shape}").format(
+                shape=tuple(target.shape)
+            )
         )
     distribution = torch.full(
         (target.shape[0], vocab_size), epsilon / vocab_size, device=target.device
@@ -117,16 +128,20 @@ def label_smoothing_loss(
     """
     if logits.shape[:-1] != target.shape:
         raise ValueError(
-            f"target: expected shape {tuple(logits.shape[:-1])} (the logits without the "
-            f"vocabulary dimension), got {tuple(target.shape)}"
+            tr(
+                "target: expected shape {expected} (the logits without the "
+                "vocabulary dimension), got {shape}"
+            ).format(expected=tuple(logits.shape[:-1]), shape=tuple(target.shape))
         )
     if not 0.0 <= epsilon < 1.0:
-        raise ValueError(f"epsilon: expected a value in [0, 1), got {epsilon!r}")
+        raise ValueError(
+            tr("epsilon: expected a value in [0, 1), got {epsilon!r}").format(epsilon=epsilon)
+        )
     vocab_size = logits.shape[-1]
     logits, target = logits.reshape(-1, vocab_size), target.reshape(-1)
     keep = target != pad_id
     if not keep.any():
-        raise ValueError("target: every position is padding, there is nothing to learn from")
+        raise ValueError(tr("target: every position is padding, there is nothing to learn from"))
     # log p in float32 whatever the logits' dtype: (n, vocab_size), the one big tensor (fp16
     # logits on a GPU go into it directly, with no float32 copy of them made first).
     log_probs = F.log_softmax(logits, dim=-1, dtype=torch.float32)
@@ -142,7 +157,9 @@ def warmup_lambda(d_model: int, warmup_steps: int) -> Callable[[int], float]:
     """
     for name, value in (("d_model", d_model), ("warmup_steps", warmup_steps)):
         if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-            raise ValueError(f"{name}: expected a positive int, got {value!r}")
+            raise ValueError(
+                tr("{name}: expected a positive int, got {value!r}").format(name=name, value=value)
+            )
 
     def rate(step: int) -> float:
         step = step + 1  # LambdaLR counts from 0
@@ -160,7 +177,9 @@ def make_optimizer(
     Call ``scheduler.step()`` after each ``optimizer.step()``.
     """
     if not factor > 0:
-        raise ValueError(f"factor: expected a positive number, got {factor!r}")
+        raise ValueError(
+            tr("factor: expected a positive number, got {factor!r}").format(factor=factor)
+        )
     optimizer = torch.optim.Adam(model.parameters(), lr=factor, betas=(0.9, 0.98), eps=1e-9)
     return optimizer, torch.optim.lr_scheduler.LambdaLR(
         optimizer, warmup_lambda(d_model, warmup_steps)
@@ -243,13 +262,19 @@ def train(
     """
     for name, value in (("steps", steps), ("eval_every", eval_every)):
         if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-            raise ValueError(f"{name}: expected a positive int, got {value!r}")
+            raise ValueError(
+                tr("{name}: expected a positive int, got {value!r}").format(name=name, value=value)
+            )
     if clip_norm is not None and not (
         isinstance(clip_norm, (int, float))
         and not isinstance(clip_norm, bool)
         and 0 < clip_norm < float("inf")
     ):
-        raise ValueError(f"clip_norm: expected None or a positive number, got {clip_norm!r}")
+        raise ValueError(
+            tr("clip_norm: expected None or a positive number, got {clip_norm!r}").format(
+                clip_norm=clip_norm
+            )
+        )
     device = next(model.parameters()).device
     pad_id = model.config.pad_id
     optimizer, scheduler = make_optimizer(model, model.config.d_model, warmup_steps, lr_factor)
@@ -348,7 +373,11 @@ def load_checkpoint(directory: Path, device: torch.device | str = "cpu") -> Chec
     directory = Path(directory)
     for name in ("checkpoint.json", "weights.pt"):
         if not (directory / name).is_file():
-            raise FileNotFoundError(f"directory: {directory.name}/ has no {name}")
+            raise FileNotFoundError(
+                tr("directory: {directory}/ has no {name}").format(
+                    directory=directory.name, name=name
+                )
+            )
     try:
         description = json.loads((directory / "checkpoint.json").read_text(encoding="utf-8"))
         config = TransformerConfig(**description["config"])
@@ -359,7 +388,9 @@ def load_checkpoint(directory: Path, device: torch.device | str = "cpu") -> Chec
         )
     except (json.JSONDecodeError, KeyError, TypeError, ValueError) as error:
         raise ValueError(
-            f"directory: {directory.name}/checkpoint.json is damaged ({type(error).__name__}: {error})"
+            tr("directory: {directory}/checkpoint.json is damaged ({error_type}: {error})").format(
+                directory=directory.name, error_type=type(error).__name__, error=error
+            )
         ) from error
     for name, vocab, size in zip(
         ("src_vocab", "tgt_vocab"),
@@ -369,13 +400,25 @@ def load_checkpoint(directory: Path, device: torch.device | str = "cpu") -> Chec
     ):
         if len(vocab) != size or vocab.pad_id != config.pad_id:
             raise ValueError(
-                f"directory: {directory.name}/checkpoint.json has a {name} of {len(vocab)} tokens with "
-                f"pad id {vocab.pad_id}; its config expects {size} tokens with pad id {config.pad_id}"
+                tr(
+                    "directory: {directory}/checkpoint.json has a {name} of {tokens} tokens with "
+                    "pad id {pad_id}; its config expects {size} tokens with pad id {config_pad_id}"
+                ).format(
+                    directory=directory.name,
+                    name=name,
+                    tokens=len(vocab),
+                    pad_id=vocab.pad_id,
+                    size=size,
+                    config_pad_id=config.pad_id,
+                )
             )
     weights = directory / "weights.pt"
     if file_sha256(weights) != expected_sha256:
         raise ValueError(
-            f"directory: {weights.name} does not match the SHA-256 in checkpoint.json (corrupt or replaced)"
+            tr(
+                "directory: {weights} does not match the SHA-256 in checkpoint.json "
+                "(corrupt or replaced)"
+            ).format(weights=weights.name)
         )
     model = Transformer(config)
     try:
@@ -383,17 +426,29 @@ def load_checkpoint(directory: Path, device: torch.device | str = "cpu") -> Chec
     except pickle.UnpicklingError as error:
         if "Unsupported global" in str(error):  # the file names a Python function or class
             raise ValueError(
-                f"directory: {weights.name} holds pickled Python objects, not only tensors: "
-                "refused without running them"
+                tr(
+                    "directory: {weights} holds pickled Python objects, not only tensors: "
+                    "refused without running them"
+                ).format(weights=weights.name)
             ) from error
-        raise ValueError(f"directory: {weights.name} is damaged ({_reason(error)})") from error
+        raise ValueError(
+            tr("directory: {weights} is damaged ({reason})").format(
+                weights=weights.name, reason=_reason(error)
+            )
+        ) from error
     except (RuntimeError, EOFError, OSError, KeyError) as error:
         # A truncated or overwritten file, whose SHA-256 was recorded after the damage.
-        raise ValueError(f"directory: {weights.name} is damaged ({_reason(error)})") from error
+        raise ValueError(
+            tr("directory: {weights} is damaged ({reason})").format(
+                weights=weights.name, reason=_reason(error)
+            )
+        ) from error
     try:
         model.load_state_dict(state)
     except RuntimeError as error:
         raise ValueError(
-            f"directory: {weights.name} does not hold this config's weights ({str(error).splitlines()[0]})"
+            tr("directory: {weights} does not hold this config's weights ({reason})").format(
+                weights=weights.name, reason=str(error).splitlines()[0]
+            )
         ) from error
     return Checkpoint(model.to(device).eval(), *vocabularies, description.get("metadata", {}))

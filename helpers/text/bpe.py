@@ -14,6 +14,8 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+from helpers.language import tr
+
 END_OF_WORD = "</w>"
 FILE_HEADER = "# byte-pair encoding (helpers.text.bpe)"
 # The section lines hold spaces, which no piece does, so they cannot be mistaken for a piece.
@@ -33,14 +35,18 @@ _BYTE_VALUES = {piece: value for value, piece in enumerate(BYTE_PIECES)}
 def word_frequencies(texts: Iterable[str]) -> Counter:
     """How often each word occurs; words are what str.split() gives (split on white space)."""
     if isinstance(texts, str):
-        raise ValueError("texts: expected a list of strings, got a single str")
+        raise ValueError(tr("texts: expected a list of strings, got a single str"))
     frequencies: Counter = Counter()
     for index, text in enumerate(texts):
         if not isinstance(text, str):
-            raise ValueError(f"texts: expected strings, got {type(text).__name__} at index {index}")
+            raise ValueError(
+                tr("texts: expected strings, got {type} at index {index}").format(
+                    type=type(text).__name__, index=index
+                )
+            )
         frequencies.update(text.split())
     if not frequencies:
-        raise ValueError("texts: expected at least one word, got none")
+        raise ValueError(tr("texts: expected at least one word, got none"))
     return frequencies
 
 
@@ -84,21 +90,32 @@ def train_bpe(
     characters with ``</w>`` in code-point order. Merged pieces come after, in the order made.
     """
     if not isinstance(vocab_size, int) or isinstance(vocab_size, bool):
-        raise ValueError(f"vocab_size: expected an int, got {vocab_size!r}")
+        raise ValueError(
+            tr("vocab_size: expected an int, got {vocab_size!r}").format(vocab_size=vocab_size)
+        )
     if not isinstance(min_frequency, int) or min_frequency < 1:
-        raise ValueError(f"min_frequency: expected a positive int, got {min_frequency!r}")
+        raise ValueError(
+            tr("min_frequency: expected a positive int, got {min_frequency!r}").format(
+                min_frequency=min_frequency
+            )
+        )
     frequencies = word_frequencies(texts)
     pieces = starting_pieces(frequencies)
     if tie_order is not None:
         if isinstance(tie_order, str) or sorted(tie_order) != sorted(pieces):
             raise ValueError(
-                f"tie_order: expected the {len(pieces)} starting pieces in some order, got {tie_order!r}"
+                tr(
+                    "tie_order: expected the {count} starting pieces in some order, "
+                    "got {tie_order!r}"
+                ).format(count=len(pieces), tie_order=tie_order)
             )
         pieces = list(tie_order)
     if vocab_size < len(pieces):
         raise ValueError(
-            f"vocab_size: expected at least {len(pieces)} (the characters of texts, with and "
-            f"without {END_OF_WORD}), got {vocab_size}"
+            tr(
+                "vocab_size: expected at least {count} (the characters of texts, with and "
+                "without {end_of_word}), got {vocab_size}"
+            ).format(count=len(pieces), end_of_word=END_OF_WORD, vocab_size=vocab_size)
         )
     piece_id = {piece: index for index, piece in enumerate(pieces)}
     words = [initial_pieces(word) for word in frequencies]
@@ -209,17 +226,21 @@ class BPETokenizer:
     def encode(self, text: str) -> list[str]:
         """A text to pieces, word by word (words are split on white space)."""
         if not isinstance(text, str):
-            raise ValueError(f"text: expected a str, got {type(text).__name__}")
+            raise ValueError(
+                tr("text: expected a str, got {type}").format(type=type(text).__name__)
+            )
         return [piece for word in text.split() for piece in self.encode_word(word)]
 
     def decode(self, pieces: list[str]) -> str:
         """Pieces back to text: pieces joined, ``</w>`` read as the space between words."""
         if isinstance(pieces, str):
-            raise ValueError("pieces: expected a list of pieces, got a single str")
+            raise ValueError(tr("pieces: expected a list of pieces, got a single str"))
         data = bytearray()
         for piece in pieces:
             if not isinstance(piece, str):
-                raise ValueError(f"pieces: expected strings, got {type(piece).__name__}")
+                raise ValueError(
+                    tr("pieces: expected strings, got {type}").format(type=type(piece).__name__)
+                )
             if piece in _BYTE_VALUES:
                 data.append(_BYTE_VALUES[piece])
             elif piece.endswith(END_OF_WORD):
@@ -239,7 +260,9 @@ class BPETokenizer:
         """The tokenizer that save() wrote to path."""
         lines = Path(path).read_text(encoding="utf-8").split("\n")
         if lines[:2] != [FILE_HEADER, PIECES_HEADER] or MERGES_HEADER not in lines:
-            raise ValueError(f"path: {path} is not a file written by BPETokenizer.save")
+            raise ValueError(
+                tr("path: {path} is not a file written by BPETokenizer.save").format(path=path)
+            )
         middle = lines.index(MERGES_HEADER)
         merges = [tuple(line.split(" ")) for line in lines[middle + 1 :] if line]
         return cls(lines[2:middle], merges)
