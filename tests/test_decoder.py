@@ -245,3 +245,25 @@ CHECKS = [
 @pytest.mark.parametrize(("check", "solution", "wrong", "hint"), CHECKS)
 def test_exercise_checks(check, solution, wrong, hint, verdicts):
     verdicts.exercise(check, solution, [(wrong, hint)])
+
+
+@torch.no_grad()
+def test_beams_sharing_the_memory_equal_a_memory_copied_per_beam():
+    src, tgt, memory = batch()
+    decoder = Decoder(VOCAB, D_MODEL, N_HEADS, D_FF, N_LAYERS).eval()
+    beams = 2
+    beam_tgt = torch.cat([tgt, tgt.flip(1)]).view(beams, 3, -1).transpose(0, 1).flatten(0, 1)
+    memory_mask = padding_mask(src, PAD)
+    shared, copied = decoder.new_cache(beams=beams), decoder.new_cache()
+    copies = [t.repeat_interleave(beams, 0) for t in (memory, memory_mask)]
+    for t in range(3):
+        step = beam_tgt[:, t : t + 1]
+        out = decoder(step, memory, None, memory_mask, cache=shared, start=t)[0]
+        expected = decoder(step, *copies[:1], None, copies[1], cache=copied, start=t)[0]
+        torch.testing.assert_close(out, expected, atol=1e-6, rtol=1e-6)
+    assert all(cross.beams == beams and cross.key.shape[0] == 3 for _, cross in shared)
+    assert all(own.key.shape[0] == 6 for own, _ in shared)
+    with pytest.raises(ValueError, match=r"^memory: .* one row per 2 rows of tgt"):
+        decoder(beam_tgt[:5, :1], memory, None, memory_mask, cache=decoder.new_cache(beams=2))
+    with pytest.raises(ValueError, match="^beams: expected a positive int"):
+        decoder.new_cache(beams=0)

@@ -254,7 +254,7 @@ class ScriptedModel(Transformer):
         self_cache.key = new if self_cache.key is None else torch.cat([self_cache.key, new], 2)
         self_cache.value = self_cache.key
         if cross_cache.key is None:
-            cross_cache.key = cross_cache.value = torch.zeros(tgt.shape[0], 1, 1, 1)
+            cross_cache.key = cross_cache.value = torch.zeros(memory.shape[0], 1, 1, 1)
         logits = torch.full((tgt.shape[0], tgt.shape[1], 8), float("-inf"))
         for row, prefix in enumerate(self_cache.key[:, 0, :, 0].long().tolist()):
             generated = tuple(prefix[1:])  # without <s>
@@ -718,6 +718,25 @@ def test_beam_search_with_the_cache_equals_without(beam_size, alpha):
     options = {"beam_size": beam_size, "alpha": alpha, "max_len": 9}
     with_cache = beam_search(model, src, use_cache=True, **options)
     assert torch.equal(with_cache, beam_search(model, src, use_cache=False, **options))
+
+
+@torch.no_grad()
+def test_beam_search_holds_the_memory_once_per_sentence():
+    model, src, beam_size = tiny_model(), padded_src(), 3
+    seen = []  # (tgt rows, memory rows, cross-attention cache rows) at each step
+    decode = model.decode
+
+    def spy(tgt, memory, src, need_weights=False, cache=None, start=0):
+        logits = decode(tgt, memory, src, need_weights, cache, start)
+        seen.append((tgt.shape[0], memory.shape[0], [cross.key.shape[0] for _, cross in cache]))
+        return logits
+
+    model.decode = spy
+    beam_search(model, src, beam_size=beam_size, max_extra_len=6)
+    assert seen[0] == (8 * beam_size, 8, [8, 8])
+    for tgt_rows, memory_rows, cross_rows in seen:
+        assert tgt_rows == beam_size * memory_rows and cross_rows == [memory_rows] * 2
+    assert seen[-1][1] < 8  # sentences that are done have left, memory rows included
 
 
 def test_output_limits_at_their_edges():

@@ -406,3 +406,55 @@ def test_attention_shape_errors_say_what_was_expected():
     with pytest.raises(ValueError) as error:
         scaled_dot_product_attention(query, key, torch.randn(2, 4, 6))
     assert str(error.value) == "value: expected len_k=5 rows like key, got shape (2, 4, 6)"
+
+
+# ---------------------------------------------------------------- beams sharing one memory row
+
+
+@pytest.mark.parametrize("len_q", [1, 3])
+@torch.no_grad()
+def test_beams_sharing_a_memory_row_equal_copies_of_it(mha, len_q):
+    # Three sentences, four beams each: rows 4b..4b+3 read memory row b. Sentence 1 has padding,
+    # sentence 2 is all padding (its beams get zeros from the heads on both sides).
+    torch.manual_seed(2)
+    batch, beams, src_len = 3, 4, 7
+    memory = torch.randn(batch, src_len, D_MODEL)
+    mask = torch.ones(batch, 1, 1, src_len, dtype=torch.bool)
+    mask[1, ..., 5:] = mask[2] = False
+    copies, copied_mask = memory.repeat_interleave(beams, 0), mask.repeat_interleave(beams, 0)
+    shared, copied = KVCache(from_memory=True, beams=beams), KVCache(from_memory=True)
+    for _ in range(2):  # the first step projects the memory, the second reads the cache
+        query = torch.randn(batch * beams, len_q, D_MODEL)
+        for need_weights in (False, True):
+            out, weights = mha(query, memory, memory, mask, need_weights, shared)
+            expected, weights_of_copies = mha(
+                query, copies, copies, copied_mask, need_weights, copied
+            )
+            assert out.shape == (batch * beams, len_q, D_MODEL) and close(out, expected)
+            if need_weights:  # the explicit path: the same numbers, one row per beam
+                assert weights.shape == (batch * beams, N_HEADS, len_q, src_len)
+                assert torch.equal(weights, weights_of_copies) and torch.equal(out, expected)
+    # The shared cache holds one row of keys and values per memory row, not one per beam.
+    assert shared.key.shape == (batch, N_HEADS, src_len, D_MODEL // N_HEADS)
+    assert copied.key.shape[0] == shared.value.shape[0] * beams
+
+
+@pytest.mark.parametrize("rows", [11, 13, 8, 3])
+def test_beams_sharing_a_memory_row_need_exactly_that_many_query_rows(mha, rows):
+    memory = torch.randn(3, 7, D_MODEL)
+    with pytest.raises(ValueError, match="^query: expected 4 rows"):
+        mha(torch.randn(rows, 1, D_MODEL), memory, memory, cache=KVCache(from_memory=True, beams=4))
+
+
+def test_without_beams_query_and_memory_rows_must_still_match(mha):
+    memory = torch.randn(3, 7, D_MODEL)
+    for cache in (None, KVCache(from_memory=True)):
+        with pytest.raises(ValueError, match="one batch size"):
+            mha(torch.randn(12, 1, D_MODEL), memory, memory, cache=cache)
+
+
+def test_beams_sharing_a_memory_row_need_a_mask_without_query_rows(mha):
+    memory = torch.randn(3, 7, D_MODEL)
+    per_query, shared = torch.ones(3, 1, 2, 7, dtype=torch.bool), KVCache(from_memory=True, beams=2)
+    with pytest.raises(ValueError, match="^mask: expected the same row for every query"):
+        mha(torch.randn(6, 2, D_MODEL), memory, memory, per_query, cache=shared)

@@ -169,3 +169,32 @@ def test_decoding_with_the_cache_equals_recomputing(config, chunk_sizes, seed):
             pieces.append(piece)
             start += size
     torch.testing.assert_close(torch.cat(pieces, dim=1), full, atol=1e-5, rtol=1e-5)
+
+
+@PROPERTY
+@given(
+    configs(),
+    padded_ids(vocab_size=11),
+    st.integers(1, 4),
+    st.lists(st.integers(1, 3), min_size=1, max_size=3),
+    st.integers(0, 2**16),
+)
+def test_beams_sharing_the_memory_equal_copies_of_it(config, src, beams, chunk_sizes, seed):
+    # Any padding (a source of padding alone included), any number of beams, several tokens at a
+    # time: the cache that holds the memory once per sentence gives what copies of it give.
+    model = model_for(config, seed)
+    generator = torch.Generator().manual_seed(seed)
+    tgt = torch.randint(1, 9, (src.shape[0] * beams, sum(chunk_sizes)), generator=generator)
+    with torch.no_grad():
+        memory, _ = model.encode(src)
+        copies = [t.repeat_interleave(beams, dim=0) for t in (memory, src)]
+        shared, copied, start = model.decoder.new_cache(beams=beams), model.decoder.new_cache(), 0
+        for size in chunk_sizes:
+            piece = tgt[:, start : start + size]
+            ours = model.decode(piece, memory, src, True, shared, start)
+            theirs = model.decode(piece, *copies, True, copied, start)
+            torch.testing.assert_close(ours[0], theirs[0], atol=1e-5, rtol=1e-5)
+            for weights, expected in zip(ours[1] + ours[2], theirs[1] + theirs[2], strict=True):
+                torch.testing.assert_close(weights, expected, atol=1e-6, rtol=1e-6)
+            start += size
+    assert all(cross.key.shape[0] == src.shape[0] for _, cross in shared)

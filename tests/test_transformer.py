@@ -558,3 +558,22 @@ def test_forward_names_the_batch_size_that_differs():
     with pytest.raises(ValueError) as error:
         model(src, tgt)
     assert str(error.value) == "tgt: expected batch size 3 like src, got 2"
+
+
+@torch.no_grad()
+def test_decode_with_beams_sharing_the_memory_equals_copies_of_it():
+    model = small_model().eval()
+    src = ragged([5, 3, 4], model.config.src_vocab_size)
+    beams = 3
+    tgt = ragged([4] * (3 * beams), model.config.tgt_vocab_size, seed=1)
+    memory, _ = model.encode(src)
+    shared, copied = model.decoder.new_cache(beams=beams), model.decoder.new_cache()
+    copies = [t.repeat_interleave(beams, 0) for t in (memory, src)]
+    for t in range(tgt.shape[1]):
+        logits = model.decode(tgt[:, t : t + 1], memory, src, cache=shared, start=t)[0]
+        expected = model.decode(tgt[:, t : t + 1], *copies, cache=copied, start=t)[0]
+        torch.testing.assert_close(logits, expected, atol=1e-5, rtol=1e-5)
+    with pytest.raises(ValueError, match="^tgt: expected batch size 9, 3 rows"):
+        model.decode(tgt[:8, :1], memory, src, cache=model.decoder.new_cache(beams=beams))
+    with pytest.raises(ValueError, match="^tgt: expected batch size 3 like src"):
+        model.decode(tgt[:, :1], memory, src, cache=model.decoder.new_cache())

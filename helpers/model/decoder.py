@@ -101,13 +101,19 @@ class Decoder(nn.Module):
         )
         self.final_norm = nn.LayerNorm(d_model) if norm_first else nn.Identity()
 
-    def new_cache(self) -> list[tuple[KVCache, KVCache]]:
+    def new_cache(self, beams: int = 1) -> list[tuple[KVCache, KVCache]]:
         """Empty caches, one (self, cross) pair per layer, for step-by-step decoding.
 
         The self-attention cache grows by one position per step; the cross-attention cache holds
         the memory's keys and values (from_memory), computed at the first step and reused.
+        beams: rows of tgt per memory row (beam search: row b*beams + j is hypothesis j of
+        sentence b), so that the memory's keys and values are held once per sentence.
         """
-        return [(KVCache(), KVCache(from_memory=True)) for _ in self.layers]
+        if not isinstance(beams, int) or isinstance(beams, bool) or beams < 1:
+            raise ValueError(
+                tr("beams: expected a positive int, got {beams!r}").format(beams=beams)
+            )
+        return [(KVCache(), KVCache(from_memory=True, beams=beams)) for _ in self.layers]
 
     def forward(
         self,
@@ -132,12 +138,20 @@ class Decoder(nn.Module):
                     shape=tuple(tgt.shape)
                 )
             )
-        if memory.dim() != 3 or memory.shape[0] not in (1, tgt.shape[0]):
+        beams = cache[0][1].beams if cache else 1  # rows of tgt per memory row
+        if beams == 1 and (memory.dim() != 3 or memory.shape[0] not in (1, tgt.shape[0])):
             raise ValueError(
                 tr(
                     "memory: expected (batch, src_len, d_model) with batch {batch} like tgt, "
                     "got shape {shape}"
                 ).format(batch=tgt.shape[0], shape=tuple(memory.shape))
+            )
+        if beams > 1 and (memory.dim() != 3 or memory.shape[0] * beams != tgt.shape[0]):
+            raise ValueError(
+                tr(
+                    "memory: expected (batch, src_len, d_model) with one row per {beams} rows "
+                    "of tgt (the cache's beams), got shape {shape} for tgt {tgt_shape}"
+                ).format(beams=beams, shape=tuple(memory.shape), tgt_shape=tuple(tgt.shape))
             )
         for name, mask in (("tgt_mask", tgt_mask), ("memory_mask", memory_mask)):
             if mask is not None and mask.dtype != torch.bool:

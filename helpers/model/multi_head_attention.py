@@ -21,13 +21,16 @@ class KVCache:
     are filled. from_memory: True for cross-attention, whose keys and values are the encoder
     output's, projected at the first step and reused unchanged; False for self-attention, which
     appends the new positions at every step. Appending writes into spare room that doubles when
-    it runs out, so a step does not copy the whole history.
+    it runs out, so a step does not copy the whole history. beams (cross-attention only): how
+    many consecutive query rows read one memory row; in beam search rows b*beams ..
+    b*beams+beams-1 are the beams of sentence b, so the memory is held once per sentence.
     """
 
     key: torch.Tensor | None = None
     value: torch.Tensor | None = None
     from_memory: bool = False
     length: int = 0
+    beams: int = 1
 
     def append(self, key: torch.Tensor, value: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """Add positions (batch, n_heads, new, d) and return every position so far (views)."""
@@ -129,8 +132,13 @@ class MultiHeadAttention(nn.Module):
             return q, k, v
         return q, F.linear(key, *roles["k"]), F.linear(value, *roles["v"])
 
-    def check_inputs(self, query: torch.Tensor, key: torch.Tensor, value: torch.Tensor) -> None:
-        """Raise ValueError unless query (batch, len_q, d_model), key and value (batch, len_k, d_model)."""
+    def check_inputs(
+        self, query: torch.Tensor, key: torch.Tensor, value: torch.Tensor, beams: int = 1
+    ) -> None:
+        """Raise ValueError unless query (batch, len_q, d_model), key and value (batch, len_k, d_model).
+
+        beams > 1: query has that many rows per row of key and value (beams sharing a memory row).
+        """
         shapes = f"{tuple(query.shape)}, {tuple(key.shape)}, {tuple(value.shape)}"
         if query.dim() != 3 or key.dim() != 3 or value.dim() != 3:
             raise ValueError(
@@ -146,11 +154,18 @@ class MultiHeadAttention(nn.Module):
                     "got shapes {shapes}"
                 ).format(d_model=self.d_model, shapes=shapes)
             )
-        if not query.shape[0] == key.shape[0] == value.shape[0]:
+        if key.shape[0] != value.shape[0] or (beams == 1 and query.shape[0] != key.shape[0]):
             raise ValueError(
                 tr("query, key, value: expected one batch size, got shapes {shapes}").format(
                     shapes=shapes
                 )
+            )
+        if query.shape[0] != beams * key.shape[0]:
+            raise ValueError(
+                tr(
+                    "query: expected {beams} rows (beams) per row of key and value, "
+                    "got shapes {shapes}"
+                ).format(beams=beams, shapes=shapes)
             )
         if key.shape[1] != value.shape[1]:
             raise ValueError(
@@ -175,9 +190,12 @@ class MultiHeadAttention(nn.Module):
         explicit path of notebook 03. Without it the same computation runs in PyTorch's fused
         ``F.scaled_dot_product_attention`` (checked equal in notebook 05) and weights are None.
         Either way a query that may attend to no key gets a zero output, never NaN.
-        cache: see ``KVCache``. Returns output (batch, len_q, d_model) and the weights or None.
+        cache: see ``KVCache``; a cross-attention cache with beams > 1 takes query rows
+        (batch * beams, len_q, d_model). Returns output (batch, len_q, d_model), with query's
+        batch, and the weights or None.
         """
-        self.check_inputs(query, key, value)
+        beams = cache.beams if cache is not None and cache.from_memory else 1
+        self.check_inputs(query, key, value, beams)
         if mask is not None and mask.dtype != torch.bool:
             # The fused path would silently *add* a float mask to the scores: refuse it on both paths.
             raise ValueError(
@@ -185,6 +203,18 @@ class MultiHeadAttention(nn.Module):
                     dtype=mask.dtype
                 )
             )
+        if beams > 1:
+            if mask is not None and mask.dim() >= 2 and mask.shape[-2] != 1:
+                raise ValueError(
+                    tr(
+                        "mask: expected the same row for every query, shape (..., 1, len_k), "
+                        "when beams share a memory row, got shape {shape}"
+                    ).format(shape=tuple(mask.shape))
+                )
+            # The beams of one memory row become one row of beams * len_q queries. A query reads
+            # the keys and values but never the other queries, so this changes no result.
+            len_q = query.shape[1]
+            query = query.reshape(key.shape[0], beams * len_q, self.d_model)
         if cache is not None and cache.from_memory and cache.key is not None:
             # Cross-attention while decoding: the memory's keys and values were projected once.
             q, k, v = (
@@ -213,7 +243,12 @@ class MultiHeadAttention(nn.Module):
             if mask is not None:
                 # A row with no allowed key is NaN in the fused kernel; the explicit path gives 0.
                 heads = heads.masked_fill(~mask.any(dim=-1, keepdim=True), 0.0)
-        return self.w_o(self.merge_heads(heads)), weights
+        output = self.w_o(self.merge_heads(heads))
+        if beams > 1:  # back to one row per beam
+            output = output.reshape(-1, len_q, self.d_model)
+            if weights is not None:
+                weights = weights.unflatten(2, (beams, len_q)).transpose(1, 2).flatten(0, 1)
+        return output, weights
 
 
 def xavier_init_(model: nn.Module) -> nn.Module:

@@ -221,7 +221,8 @@ class Transformer(nn.Module):
         """tgt: (batch, tgt_len) ids at positions start.. -> logits (batch, tgt_len, tgt_vocab_size).
 
         src gives the memory's padding. With a cache (``self.decoder.new_cache()``) only the new
-        positions are fed, and the keys and values of earlier ones are reused. Also returns the
+        positions are fed, and the keys and values of earlier ones are reused. A cache made by
+        ``new_cache(beams=k)`` takes k rows of tgt per row of src and memory (beam search). Also returns the
         per-layer self- and cross-attention weights when need_weights, else None and None.
         """
         if start == 0:  # later steps feed the tokens the model chose itself: valid by construction
@@ -232,11 +233,19 @@ class Transformer(nn.Module):
                     front=tuple(src.shape), shape=tuple(memory.shape)
                 )
             )
-        if tgt.shape[0] != src.shape[0]:
+        beams = cache[0][1].beams if cache else 1  # rows of tgt per row of src
+        if beams == 1 and tgt.shape[0] != src.shape[0]:
             raise ValueError(
                 tr("tgt: expected batch size {batch} like src, got {got}").format(
                     batch=src.shape[0], got=tgt.shape[0]
                 )
+            )
+        if tgt.shape[0] != beams * src.shape[0]:
+            raise ValueError(
+                tr(
+                    "tgt: expected batch size {batch}, {beams} rows (the cache's beams) per row "
+                    "of src, got {got}"
+                ).format(batch=beams * src.shape[0], beams=beams, got=tgt.shape[0])
             )
         if cache is None:
             tgt_mask = decoder_self_attention_mask(tgt, self.config.pad_id)

@@ -106,17 +106,20 @@ def _check_decoding_arguments(
 
 
 def _select_rows(
-    cache: list[tuple[KVCache, KVCache]], rows: torch.Tensor, memory_too: bool = True
+    cache: list[tuple[KVCache, KVCache]],
+    rows: torch.Tensor,
+    memory_rows: torch.Tensor | None = None,
 ) -> None:
-    """Keep (and reorder) the cached keys and values of these rows, in every layer.
+    """Keep (and reorder) cached keys and values in every layer.
 
-    rows: a bool mask or a tensor of row numbers, as for ``tensor[rows]``. memory_too=False leaves
-    the cross-attention caches alone (beam search: beams of one sentence share its memory).
+    rows: the rows of the self-attention caches, memory_rows those of the cross-attention caches
+    (None leaves them as they are), each a bool mask or a tensor of row numbers, as for
+    ``tensor[rows]``. They differ in beam search, where a sentence's beams share its memory row.
     """
     for self_cache, cross_cache in cache:
         self_cache.select_rows(rows)
-        if memory_too:
-            cross_cache.select_rows(rows)
+        if memory_rows is not None:
+            cross_cache.select_rows(memory_rows)
 
 
 @torch.no_grad()
@@ -170,7 +173,7 @@ def greedy_decode(
                 going_on = ~ended
                 rows, src, memory, prefix = (t[going_on] for t in (rows, src, memory, prefix))
                 if cache is not None:
-                    _select_rows(cache, going_on)
+                    _select_rows(cache, going_on, going_on)
         return output[:, :longest]
     finally:
         model.train(was_training)
@@ -207,9 +210,10 @@ def beam_search(
     ranked by log P(Y) / lp(|Y|). The beam_size best extensions that do not end with </s> are the
     next live hypotheses. A sentence stops at its limit, or as soon as no live hypothesis can beat
     its best finished one any more. beam_size=1 with alpha=0 is exactly greedy decoding.
-    The beams of a sentence share its memory: the cross-attention keys and values are projected
-    once and never copied when beams are reordered. use_cache=False re-runs the decoder on the
-    whole prefixes at every step (same result, slower). trace: when a list is given, one dict per
+    The beams of a sentence share its memory: its cross-attention keys and values are projected
+    and held once (``new_cache(beams=beam_size)``), never copied per beam or when beams are
+    reordered. use_cache=False re-runs the decoder on the whole prefixes at every step, with a
+    copy of the memory per beam (same result, slower). trace: when a list is given, one dict per
     step is appended for the first sentence (live hypotheses and finished ones, for notebook 12).
     """
     _check_decoding_arguments(model, src, bos_id, eos_id, beam_size, alpha, max_len, max_extra_len)
@@ -240,20 +244,20 @@ def _beam_search_batch(
     memory, _ = model.encode(src)  # (batch, src_len, d_model), once per sentence
     # Row b * beam_size + k is beam k of sentence b. Each sentence starts with one live beam
     # (<s>); the others get -inf so that the first step extends only that one.
-    memory = memory.repeat_interleave(beam_size, dim=0)
-    src = src.repeat_interleave(beam_size, dim=0)
     beams = torch.full((batch * beam_size, 1), bos_id, dtype=torch.long, device=device)
     scores = torch.full((batch, beam_size), float("-inf"), device=device)
     scores[:, 0] = 0.0
-    cache = model.decoder.new_cache() if use_cache else None
+    # The beam_size rows of sentence b all read memory row b: one copy of it per sentence.
+    cache = model.decoder.new_cache(beams=beam_size) if use_cache else None
     finished: list[list[tuple[float, list[int]]]] = [[] for _ in range(batch)]
     results: list[list[int] | None] = [None] * batch
     active = list(range(batch))  # sentences still being searched, in row-block order
     for step in range(max(limits)):
         if use_cache:
             logits, _, _ = model.decode(beams[:, -1:], memory, src, cache=cache, start=step)
-        else:
-            logits, _, _ = model.decode(beams, memory, src)
+        else:  # the slow reference: whole prefixes, and a copy of the memory for every beam
+            copies = [t.repeat_interleave(beam_size, dim=0) for t in (memory, src)]
+            logits, _, _ = model.decode(beams, *copies)
         log_probs = F.log_softmax(forbid_special_tokens(logits[:, -1].float(), pad_id, bos_id), -1)
         vocab_size = log_probs.shape[-1]
         candidates = scores[:, :, None] + log_probs.view(len(active), beam_size, vocab_size)
@@ -338,16 +342,14 @@ def _beam_search_batch(
         beams = torch.cat([new_beams[row] for row in still])
         scores = torch.stack([new_scores[row] for row in still])
         rows = torch.cat([new_origin[row] for row in still])  # the rows each new beam continues
+        # Sentences that are done leave the batch: their memory row, and their beams' rows.
+        sentences = torch.tensor(still, device=device) if len(still) < len(done) else None
+        if sentences is not None:
+            memory, src = memory[sentences], src[sentences]
         if cache is not None:
-            # Reorder the self-attention history; the memory's keys and values are the same for
-            # every beam of a sentence, so they are never reordered, only dropped with a sentence.
-            _select_rows(cache, rows, memory_too=False)
-        if len(still) < len(done):  # sentences that are done leave the batch
-            kept = torch.tensor(still, device=device).repeat_interleave(beam_size) * beam_size
-            kept += torch.arange(beam_size, device=device).repeat(len(still))
-            memory, src = memory[kept], src[kept]
-            for _, cross_cache in cache or []:
-                cross_cache.select_rows(kept)
+            # Reorder the self-attention history. The memory's keys and values are shared by the
+            # beams of a sentence: never reordered, only dropped with the sentence.
+            _select_rows(cache, rows, sentences)
     return results
 
 
