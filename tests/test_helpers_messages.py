@@ -23,8 +23,10 @@ from tools.translation.helpers_messages import (
     fresh_catalogue,
     non_literal,
     package_calls,
+    package_untranslated_messages,
     placeholders,
     tr_calls,
+    untranslated_messages,
 )
 
 CHINESE = "\u4e00-\u9fff"
@@ -115,6 +117,35 @@ def test_a_call_of_tr_with_anything_but_one_string_literal_is_refused():
     with pytest.raises(NonLiteralCall, match="helpers/example.py:4"):
         entries(calls)
     assert not non_literal(package_calls()), "every tr() call in helpers/ takes a string literal"
+
+
+# The one message that cannot be translated: the catalogue that would translate it is missing.
+ENGLISH_ONLY = ("helpers/language.py:",)
+
+
+def test_every_raise_and_warning_of_the_helpers_goes_through_tr():
+    problems = package_untranslated_messages()
+    untranslatable = [p for p in problems if p.startswith(ENGLISH_ONLY)]
+    assert len(untranslatable) == 1, untranslatable
+    problems = [p for p in problems if not p.startswith(ENGLISH_ONLY)]
+    assert not problems, "\n".join(problems[:10])
+
+
+def test_a_raise_or_warning_in_english_only_is_caught():
+    source = (
+        "import warnings\n"
+        "from helpers.language import tr\n"
+        'raise ValueError(tr("n: expected a positive int, got {n!r}").format(n=0))\n'
+        'raise ValueError(f"n: expected a positive int, got {0!r}")\n'
+        'raise ValueError("n: expected a positive int")\n'
+        'raise ValueError("n: expected " + str(0))\n'
+        'warnings.warn(tr("{count} word(s) unknown").format(count=2), UserWarning)\n'
+        'warnings.warn(f"{2} word(s) unknown", UserWarning)\n'
+        "raise ValueError(message)\n"
+        "raise\n"
+    )
+    problems = untranslated_messages(source, "helpers/example.py")
+    assert [problem.split(":")[1] for problem in problems] == ["4", "5", "6", "8"]
 
 
 def test_tr_speaks_english_by_default_and_refuses_an_unknown_language():

@@ -100,6 +100,54 @@ def non_literal(calls: list[Call]) -> list[str]:
     ]
 
 
+def _is_plain_text(node: ast.AST) -> bool:
+    """A message written out in English only: a string literal, an f-string, or a sum of them."""
+    if isinstance(node, ast.JoinedStr) or (
+        isinstance(node, ast.Constant) and isinstance(node.value, str)
+    ):
+        return True
+    return isinstance(node, ast.BinOp) and (_is_plain_text(node.left) or _is_plain_text(node.right))
+
+
+def _is_warn(node: ast.Call) -> bool:
+    function = node.func
+    return (isinstance(function, ast.Name) and function.id == "warn") or (
+        isinstance(function, ast.Attribute) and function.attr == "warn"
+    )
+
+
+def untranslated_messages(source: str, path: str) -> list[str]:
+    """One line per ``raise`` or ``warnings.warn`` whose message bypasses ``tr``.
+
+    ``raise ValueError(f"...")`` would reach a Chinese-reading student in English: the message
+    must be ``tr("... {name} ...").format(name=...)`` like every other message the helpers show.
+    """
+    problems = []
+    for node in ast.walk(ast.parse(source, filename=path)):
+        if isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call):
+            call = node.exc
+        elif isinstance(node, ast.Call) and _is_warn(node):
+            call = node
+        else:
+            continue
+        if call.args and _is_plain_text(call.args[0]):
+            problems.append(
+                f"{path}:{call.lineno}: the message is English only; write it as "
+                'tr("... {name} ...").format(name=...)'
+            )
+    return problems
+
+
+def package_untranslated_messages(package: Path = PACKAGE_DIR, root: Path = ROOT) -> list[str]:
+    """``untranslated_messages`` over every module of the package."""
+    problems = []
+    for module in sorted(package.rglob("*.py")):
+        if "__pycache__" not in module.parts:
+            source = module.read_text(encoding="utf-8")
+            problems += untranslated_messages(source, module.relative_to(root).as_posix())
+    return problems
+
+
 def entries(calls: list[Call]) -> list[Entry]:
     """The catalogue's entries: one per call (the merge folds a repeated text into one)."""
     problems = non_literal(calls)
