@@ -46,6 +46,26 @@ def test_code_tokens_ignore_comments_strings_and_the_language_of_the_setup_call(
     )
 
 
+def test_an_f_string_may_be_reordered_joined_or_reworded_but_its_fields_may_not_change():
+    # The same on every Python: 3.12+ tokenizes an f-string's fields as code, 3.11 sees a string.
+    english = (
+        "print(\n"
+        "    f\"{count} of {total} positions are padding ({share:.0%}) in {names['German']}, \"\n"
+        "    f\"{'more' if worse else 'less'} than before\"\n"
+        ")\n"
+    )
+    reordered = (
+        "print(f\"{names['德语']} 中 {total} 个位置有 {count} 个是填充（{share:.1%}），"
+        "比以前{'多' if worse else '少'}\")\n"
+    )
+    assert code_tokens(reordered) == code_tokens(english)
+    changed = reordered.replace("{count}", "{count + 1}")
+    assert code_tokens(changed) != code_tokens(english)
+    assert code_tokens(reordered.replace("{total}", "{total!r}")) != code_tokens(english)
+    assert code_has_words('print(f"{count} of {total} words")\n')
+    assert not code_has_words('print(f"{count}/{total}")\n')
+
+
 @pytest.mark.parametrize(
     ("chinese", "problem"),
     [
