@@ -11,7 +11,9 @@ import torch.nn.functional as F
 from helpers.exercises import notebook_11
 from helpers.model.transformer import Transformer, TransformerConfig
 from helpers.pipeline.training import (
+    LOSS_BLOCK_SIZE,
     History,
+    SmoothedCrossEntropy,
     batches_forever,
     collate,
     encode_pairs,
@@ -76,6 +78,50 @@ def test_label_smoothing_of_low_precision_logits_is_computed_in_float32(dtype):
     torch.testing.assert_close(loss.detach(), reference, atol=1e-5, rtol=1e-6)
     loss.backward()
     assert low.grad.dtype == dtype and low.grad[target != 0].abs().max() > 0
+
+
+@pytest.mark.parametrize("epsilon", [0.0, 0.1])
+@pytest.mark.parametrize("block_size", [LOSS_BLOCK_SIZE, 7 * 11 + 5])  # one block; 1 row and a bit
+def test_the_hand_written_backward_is_the_gradient_of_cross_entropy(epsilon, block_size):
+    import helpers.pipeline.training as training
+
+    torch.manual_seed(0)
+    logits = torch.randn(2, 7, 11, dtype=torch.float64, requires_grad=True)
+    target = torch.randint(1, 11, (2, 7))
+    target[1, 4:] = 0
+    original, training.LOSS_BLOCK_SIZE = training.LOSS_BLOCK_SIZE, block_size
+    try:
+        ours = label_smoothing_loss(logits, target, epsilon, pad_id=0)
+        (ours_grad,) = torch.autograd.grad(ours, logits)
+        per_row = lambda z: SmoothedCrossEntropy.apply(z, target.flatten(), epsilon)  # noqa: E731
+        assert torch.autograd.gradcheck(per_row, (logits.detach().flatten(0, 1).requires_grad_(),))
+    finally:
+        training.LOSS_BLOCK_SIZE = original
+    reference = F.cross_entropy(
+        logits.flatten(0, 1), target.flatten(), label_smoothing=epsilon, ignore_index=0
+    )
+    (reference_grad,) = torch.autograd.grad(reference, logits)
+    torch.testing.assert_close(ours, reference, atol=1e-12, rtol=1e-12)
+    torch.testing.assert_close(ours_grad, reference_grad, atol=1e-12, rtol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_the_loss_holds_no_n_by_v_tensor_but_the_gradient(dtype):
+    from helpers.measure.cost_meter import CostMeter
+
+    n, vocab_size = 600, 3000  # under one block: the block temporaries are (n, V) here too
+    logits = torch.randn(n, vocab_size).to(dtype).requires_grad_()
+    target = torch.randint(1, vocab_size, (n,))
+    with CostMeter() as meter:
+        label_smoothing_loss(logits, target, 0.1, pad_id=0).backward()
+    gradient = n * vocab_size * logits.element_size()
+    one_float32 = n * vocab_size * 4
+    # The gradient, plus one float32 block at a time; F.cross_entropy keeps log p (n, V) from the
+    # forward pass into the backward, and makes more there.
+    assert meter.peak_bytes <= gradient + one_float32 + 100_000  # + the (n,) vectors
+    with CostMeter() as reference:
+        F.cross_entropy(logits.float(), target, label_smoothing=0.1).backward()
+    assert meter.peak_bytes < reference.peak_bytes
 
 
 def test_label_smoothing_ignores_padding():
