@@ -150,7 +150,7 @@ def test_attention_view_is_the_model_reading_its_own_translation(shipped):
     src = torch.tensor([src_vocab.encode("die lehrerin kann ein wasser trinken")])
     tgt = torch.tensor([[tgt_vocab.bos_id, *tgt_vocab.encode(view["translation"].split())]])
     with torch.no_grad():
-        _, weights = model(src, tgt, need_weights=True)
+        _, weights = model.forward_with_weights(src, tgt)
     torch.testing.assert_close(view["chosen"], weights.decoder_cross[1][0, 2])
     assert (len(view["queries"]), len(view["keys"])) == tuple(view["chosen"].shape)
     # A decoder row is labelled by the token predicted there: the translation, then </s>.

@@ -68,7 +68,7 @@ def test_forward_shape(norm_first):
 def test_need_weights_shapes():
     model = small_model(n_layers=3)
     src, tgt = ragged([5, 3], 11), ragged([4, 2], 13, seed=1)
-    logits, weights = model(src, tgt, need_weights=True)
+    logits, weights = model.forward_with_weights(src, tgt)
     assert isinstance(weights, AttentionWeights)
     assert logits.shape == (2, 4, 13)
     for field, shape in [
@@ -89,7 +89,7 @@ def test_need_weights_does_not_change_logits():
     src, tgt = ragged([5, 3], 11), ragged([4, 2], 13, seed=1)
     with torch.no_grad():
         plain = model(src, tgt)
-        with_weights, _ = model(src, tgt, need_weights=True)
+        with_weights, _ = model.forward_with_weights(src, tgt)
     torch.testing.assert_close(plain, with_weights, atol=1e-5, rtol=0)
 
 
@@ -266,7 +266,7 @@ def test_float16_through_the_whole_model():
     with torch.no_grad():
         reference = model(src, tgt)
     half = model.to(torch.float16)
-    logits, weights = half(src, tgt, need_weights=True)
+    logits, weights = half.forward_with_weights(src, tgt)
     assert logits.dtype == torch.float16
     assert all(w.dtype == torch.float16 for w in weights.decoder_cross)
     torch.testing.assert_close(logits.float(), reference, atol=0.02, rtol=0.01)
@@ -283,7 +283,7 @@ def test_no_nan_on_all_pad_rows(dtype):
     src[1] = 0  # an empty source sentence
     tgt[2] = 0  # an all-pad target row
     with torch.no_grad():
-        logits, weights = model(src, tgt, need_weights=True)
+        logits, weights = model.forward_with_weights(src, tgt)
     assert torch.isfinite(logits).all()
     for maps in (weights.encoder_self, weights.decoder_self, weights.decoder_cross):
         assert all(torch.isfinite(weight).all() for weight in maps)

@@ -53,7 +53,7 @@ class AttentionSource:
         src = torch.tensor([ids], device=device)
         tgt = torch.tensor([tgt_ids], device=device)
         with torch.no_grad():
-            logits, attention = self.model(src, tgt, need_weights=True)
+            logits, attention = self.model.forward_with_weights(src, tgt)
         predicted = logits[0].argmax(dim=-1).tolist()  # the translation's tokens, then </s>
         stack = {
             "encoder self": attention.encoder_self,

@@ -42,7 +42,7 @@ class DecodingSource:
     def cross_attention(self, src: torch.Tensor, prefix: list[int]) -> torch.Tensor:
         """The last layer's cross-attention (mean over heads) of the last token of prefix: (src_len,)."""
         tgt = torch.tensor([[self.tgt_vocab.bos_id, *prefix[:-1]]], device=src.device)
-        _, weights = self.model(src, tgt, need_weights=True)
+        _, weights = self.model.forward_with_weights(src, tgt)
         return weights.decoder_cross[-1][0, :, -1].mean(dim=0).cpu()
 
 

@@ -7,7 +7,7 @@ import math
 import torch
 from torch import nn
 
-from helpers.language import tr  # noqa: F811
+from helpers.language import tr
 from helpers.model.embeddings import sinusoidal_table
 from helpers.model.multi_head_attention import MultiHeadAttention
 from helpers.model.transformer import Transformer, TransformerConfig

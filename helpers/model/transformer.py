@@ -269,13 +269,21 @@ class Transformer(nn.Module):
         )
         return self.output_projection(x), self_weights, cross_weights
 
-    def forward(
-        self, src: torch.Tensor, tgt: torch.Tensor, need_weights: bool = False
-    ) -> torch.Tensor | tuple[torch.Tensor, AttentionWeights]:
-        """src: (batch, src_len), tgt: (batch, tgt_len) ids -> logits (batch, tgt_len, tgt_vocab_size).
+    def forward(self, src: torch.Tensor, tgt: torch.Tensor) -> torch.Tensor:
+        """src: (batch, src_len), tgt: (batch, tgt_len) ids -> logits (batch, tgt_len, tgt_vocab_size)."""
+        return self.encode_decode(src, tgt, need_weights=False)[0]
 
-        need_weights: also return every layer's attention weights (for plotting).
-        """
+    def forward_with_weights(
+        self, src: torch.Tensor, tgt: torch.Tensor
+    ) -> tuple[torch.Tensor, AttentionWeights]:
+        """``forward``, and every layer's attention weights (for plotting)."""
+        logits, weights = self.encode_decode(src, tgt, need_weights=True)
+        return logits, weights
+
+    def encode_decode(
+        self, src: torch.Tensor, tgt: torch.Tensor, need_weights: bool
+    ) -> tuple[torch.Tensor, AttentionWeights | None]:
+        """The logits, and the attention weights when need_weights (else None)."""
         # Compare batch sizes before any work; a tensor of the wrong rank is left to check_ids.
         if (
             isinstance(src, torch.Tensor)
@@ -290,6 +298,6 @@ class Transformer(nn.Module):
             )
         memory, encoder_weights = self.encode(src, need_weights)
         logits, self_weights, cross_weights = self.decode(tgt, memory, src, need_weights)
-        if need_weights:
-            return logits, AttentionWeights(encoder_weights, self_weights, cross_weights)
-        return logits
+        if not need_weights:
+            return logits, None
+        return logits, AttentionWeights(encoder_weights, self_weights, cross_weights)

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import sacrebleu
 
-from helpers.language import tr  # noqa: F811
+from helpers.language import tr
 
 
 def _check_pairs(hypotheses: Sequence[str], references: Sequence[str]) -> None:
