@@ -1,5 +1,7 @@
 """PositionwiseFeedForward (notebook 06): formula, Conv1d equivalence, position-wise, checks."""
 
+import re
+
 import pytest
 import torch
 from torch import nn
@@ -117,11 +119,20 @@ def test_dropout_only_in_training(x):
 
 
 @pytest.mark.parametrize(
-    "arguments, name", [((0, 4), "d_model"), ((4, -1), "d_ff"), ((4.0, 8), "d_model")]
+    "arguments, message",
+    [
+        ((0, 4), "d_model: expected a positive int, got 0"),
+        ((4, -1), "d_ff: expected a positive int, got -1"),
+        ((4.0, 8), "d_model: expected a positive int, got 4.0"),
+    ],
 )
-def test_bad_sizes_raise(arguments, name):
-    with pytest.raises(ValueError, match=name):
+def test_bad_sizes_raise_naming_the_argument_and_its_value(arguments, message):
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
         PositionwiseFeedForward(*arguments)
+
+
+def test_the_smallest_sizes_are_allowed():
+    assert PositionwiseFeedForward(1, 1)(torch.zeros(1, 2, 1)).shape == (1, 2, 1)
 
 
 def test_bad_input_raises(ffn):

@@ -1,5 +1,7 @@
 """ResidualSublayer (notebook 07): both placements, where dropout acts, validation, exercise checks."""
 
+import re
+
 import pytest
 import torch
 import torch.nn.functional as F
@@ -122,18 +124,23 @@ def test_names_used_for_weight_copying():
 
 
 @pytest.mark.parametrize(
-    ("arguments", "named"),
+    ("arguments", "message"),
     [
-        ({"d_model": 0}, "d_model"),
-        ({"d_model": 8.0}, "d_model"),
-        ({"d_model": 8, "dropout": 1.0}, "dropout"),
-        ({"d_model": 8, "dropout": -0.1}, "dropout"),
-        ({"d_model": 8, "dropout": "0.1"}, "dropout"),
+        ({"d_model": 0}, "d_model: expected a positive int, got 0"),
+        ({"d_model": 8.0}, "d_model: expected a positive int, got 8.0"),
+        ({"d_model": 8, "dropout": 1.0}, "dropout: expected a probability in [0, 1), got 1.0"),
+        ({"d_model": 8, "dropout": -0.1}, "dropout: expected a probability in [0, 1), got -0.1"),
+        ({"d_model": 8, "dropout": "0.1"}, "dropout: expected a probability in [0, 1), got '0.1'"),
     ],
 )
-def test_bad_arguments_raise_value_error_naming_them(arguments, named):
-    with pytest.raises(ValueError, match=named):
+def test_bad_arguments_raise_value_error_naming_them(arguments, message):
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
         ResidualSublayer(**arguments)
+
+
+def test_the_smallest_model_width_is_allowed():
+    residual = ResidualSublayer(1, dropout=0.0)
+    assert residual.residual_output(torch.ones(1, 2, 1), torch.ones(1, 2, 1)).shape == (1, 2, 1)
 
 
 def test_sublayer_output_of_another_shape_is_refused(x):
