@@ -24,7 +24,10 @@ def test_verdicts_are_counted_per_module_and_in_all():
 
 
 def test_survivors_are_named_for_a_second_run():
-    assert survivor_names(RESULTS) == ["helpers.model.masks.x_padding_mask__mutmut_2"]
+    assert survivor_names(RESULTS) == [
+        "helpers.model.masks.x_padding_mask__mutmut_2",
+        "helpers.model.multi_head_attention.xǁKVCacheǁappend__mutmut_5",  # no tests reached it
+    ]
 
 
 def test_the_wording_of_a_message_is_frozen_into_an_f_string_of_the_same_value():

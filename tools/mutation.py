@@ -125,9 +125,12 @@ def statuses(results: str) -> dict[str, Counter]:
 
 
 def survivor_names(results: str) -> list[str]:
-    """The mutants `mutmut results` lists as survived."""
+    """The mutants `mutmut results` lists as alive: survived, or reached by no test (a function
+    added since mutmut last mapped the tests to the functions they call)."""
     return [
-        line.split(":")[0].strip() for line in results.splitlines() if line.endswith(": survived")
+        line.split(":")[0].strip()
+        for line in results.splitlines()
+        if line.endswith((": survived", ": no tests"))
     ]
 
 
@@ -162,7 +165,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--survivors",
         action="store_true",
-        help="judge again only the mutants that survived the last run (after adding tests)",
+        help="judge again only the mutants left alive by the last run (after adding tests)",
     )
     args = parser.parse_args(argv)
     modules = [m for m in MODULES if not args.module or Path(m).stem in args.module]
@@ -196,6 +199,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.survivors and not names:
         print("no surviving mutants recorded: run without --survivors first", file=sys.stderr)
         return 1
+    if args.survivors:
+        # Map the tests to the functions they call again: tests were added, functions too.
+        (WORK_DIR / "mutants" / "mutmut-stats.json").unlink(missing_ok=True)
     with LOG_FILE.open("w") as log:
         run = subprocess.run(
             [mutmut, "run", "--max-children", str(args.jobs), *names],
