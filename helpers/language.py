@@ -12,11 +12,11 @@ formatted: ``tr("expected {what}, got {got}").format(what=..., got=...)``.
 from __future__ import annotations
 
 from functools import cache
-
-from helpers.paths import PACKAGE_DIR
+from pathlib import Path
 
 LANGUAGES = ("en", "zh")
-LOCALE_DIR = PACKAGE_DIR / "locale"
+# Beside this module; computed here, not taken from helpers.paths, which raises through tr.
+LOCALE_DIR = Path(__file__).resolve().parent / "locale"
 _current = "en"
 
 

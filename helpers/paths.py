@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from helpers.language import tr
+
 PACKAGE_DIR = Path(__file__).resolve().parent
 ROOT = PACKAGE_DIR.parent
 NOTEBOOKS_DIR = ROOT / "notebooks"
@@ -31,8 +33,6 @@ def is_checkout(root: Path | None = None) -> bool:
 def require(path: Path, what: str, fix: str | None = None) -> Path:
     """``path`` if it exists; otherwise a FileNotFoundError that names ``what`` and the fix
     (``how_to_restore(fix)``)."""
-    from helpers.language import tr  # here: helpers.language imports this module
-
     path = Path(path)
     if path.exists():
         return path
@@ -50,8 +50,6 @@ def how_to_restore(fix: str | None = None) -> str:
     with git. Installed without a checkout: that the file ships with the repository, not with the
     package, whatever ``fix`` is (the commands it would name are the repository's).
     """
-    from helpers.language import tr  # here: helpers.language imports this module
-
     if is_checkout():
         return fix or tr("it should be in this checkout: restore it with `git checkout -- .`")
     return tr(
@@ -71,8 +69,6 @@ def numbered_notebooks(notebooks_dir: Path = NOTEBOOKS_DIR) -> list[Path]:
 
     Raises ValueError when the folder is missing or holds no lesson.
     """
-    from helpers.language import tr  # here: helpers.language imports this module
-
     if not notebooks_dir.is_dir():
         raise ValueError(
             tr(
