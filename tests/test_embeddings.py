@@ -112,21 +112,37 @@ def test_odd_d_model_works_end_to_end():
 
 
 @pytest.mark.parametrize(
-    ("build", "named"),
+    ("build", "message"),
     [
-        (lambda: sinusoidal_table(0, 8), "max_len"),
-        (lambda: sinusoidal_table(10, 0), "d_model"),
-        (lambda: sinusoidal_table(10, 8.0), "d_model"),
-        (lambda: PositionalEncoding(8, max_len=4)(torch.zeros(1, 5, 8)), "max_len"),
-        (lambda: PositionalEncoding(8, max_len=4)(torch.zeros(1, 2, 8), start=3), "max_len"),
-        (lambda: PositionalEncoding(8, max_len=4)(torch.zeros(1, 2, 8), start=-1), "start"),
-        (lambda: PositionalEncoding(8, max_len=4)(torch.zeros(1, 2, 6)), "x"),
-        (lambda: PositionalEncoding(8, max_len=8)(torch.zeros(2, 8, dtype=torch.long)), "x"),
+        (lambda: sinusoidal_table(0, 8), "max_len: expected a positive int, got 0"),
+        (lambda: sinusoidal_table(10, 0), "d_model: expected a positive int, got 0"),
+        (lambda: sinusoidal_table(10, 8.0), "d_model: expected a positive int, got 8.0"),
+        (
+            lambda: PositionalEncoding(8, max_len=4)(torch.zeros(1, 5, 8)),
+            "x: positions 0..4 go past max_len=4; build the model with a larger max_len",
+        ),
+        (
+            lambda: PositionalEncoding(8, max_len=4)(torch.zeros(1, 2, 8), start=3),
+            "x: positions 3..4 go past max_len=4; build the model with a larger max_len",
+        ),
+        (
+            lambda: PositionalEncoding(8, max_len=4)(torch.zeros(1, 2, 8), start=-1),
+            "start: expected a non-negative position, got -1",
+        ),
+        (
+            lambda: PositionalEncoding(8, max_len=4)(torch.zeros(1, 2, 6)),
+            "x: expected embeddings (batch, seq_len, d_model=8), got shape (1, 2, 6)",
+        ),
+        (
+            lambda: PositionalEncoding(8, max_len=8)(torch.zeros(2, 8, dtype=torch.long)),
+            "x: expected embeddings (batch, seq_len, d_model=8), got shape (2, 8)",
+        ),
     ],
 )
-def test_bad_input_raises_value_error_naming_the_argument(build, named):
-    with pytest.raises(ValueError, match=named):
+def test_bad_input_raises_value_error_naming_the_argument_and_value(build, message):
+    with pytest.raises(ValueError) as error:
         build()
+    assert str(error.value) == message
 
 
 # Exercise checks: the solution passes, an unfinished (None) or wrong answer fails with a message,
