@@ -52,24 +52,50 @@ class NonLiteralCall(ValueError):
     """A call of ``tr`` whose argument is not one string literal."""
 
 
-def _is_tr(node: ast.AST) -> bool:
+# helpers.checks.fail(message, **fields) raises ValueError(tr(message).format(**fields)): its
+# first argument is a message like tr's, read at each call; its own tr(message) passes them on.
+MESSAGE_FUNCTIONS = ("tr", "fail")
+FORWARDER = ("helpers/checks.py", "fail")
+
+
+def _called_name(node: ast.AST) -> str | None:
     if not isinstance(node, ast.Call):
-        return False
+        return None
     function = node.func
-    return (isinstance(function, ast.Name) and function.id == "tr") or (
-        isinstance(function, ast.Attribute) and function.attr == "tr"
-    )
+    if isinstance(function, ast.Name):
+        return function.id
+    return function.attr if isinstance(function, ast.Attribute) else None
+
+
+def _is_tr(node: ast.AST) -> bool:
+    return _called_name(node) in MESSAGE_FUNCTIONS
+
+
+def _forwarded(tree: ast.AST, path: str) -> set[ast.AST]:
+    """The tr() calls inside helpers.checks.fail, which translate their caller's literal."""
+    if path != FORWARDER[0]:
+        return set()
+    return {
+        node
+        for function in ast.walk(tree)
+        if isinstance(function, ast.FunctionDef) and function.name == FORWARDER[1]
+        for node in ast.walk(function)
+        if _called_name(node) == "tr"
+    }
 
 
 def tr_calls(source: str, path: str) -> list[Call]:
-    """Every call of ``tr`` in a module's source, in the order of the file."""
+    """Every call of ``tr`` (or ``fail``) in a module's source, in the order of the file."""
     calls = []  # (line, column, call): sorted into the order of the file
-    for node in ast.walk(ast.parse(source, filename=path)):
-        if not _is_tr(node):
+    tree = ast.parse(source, filename=path)
+    forwarded = _forwarded(tree, path)
+    for node in ast.walk(tree):
+        if not _is_tr(node) or node in forwarded:
             continue
+        is_tr = _called_name(node) == "tr"
         literal = (
-            len(node.args) == 1
-            and not node.keywords
+            (len(node.args) == 1 if is_tr else len(node.args) >= 1)
+            and (not node.keywords or not is_tr)
             and isinstance(node.args[0], ast.Constant)
             and isinstance(node.args[0].value, str)
             and node.args[0].value != ""

@@ -1,0 +1,152 @@
+"""Input checks for the package's public entry points, in one place.
+
+The lessons build each component as short as its idea; the checks that turn bad input into a clear
+error live here, and the public entry points (configurations, constructors of public classes,
+``Transformer.forward/encode/decode``, decoding, ``translate``, training) call them in one line:
+
+    check_positive_int("n_heads", n_heads)
+    check_token_ids("src", src, vocab_size=config.src_vocab_size, max_len=config.max_len)
+
+Each check raises ``ValueError`` naming the argument, what was expected and what came, through
+``tr`` (so the Chinese edition reads it in Chinese, see ``helpers.language``). Layers called inside
+the model trust their callers and do not repeat these checks.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from typing import Any
+
+from helpers.language import tr
+
+
+def fail(message: str, **fields: Any) -> None:
+    """Raise ValueError(tr(message).format(**fields)): the one way a check reports bad input."""
+    raise ValueError(tr(message).format(**fields))
+
+
+def check_positive_int(name: str, value: Any, *, allow_none: bool = False) -> None:
+    """``value`` is an int >= 1 (or None where ``allow_none``); bool is not an int here."""
+    if allow_none and value is None:
+        return
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        if allow_none:
+            fail("{name}: expected None or a positive int, got {value!r}", name=name, value=value)
+        fail("{name}: expected a positive int, got {value!r}", name=name, value=value)
+
+
+def check_non_negative_int(name: str, value: Any) -> None:
+    """``value`` is an int >= 0."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        fail("{name}: expected an int >= 0, got {value!r}", name=name, value=value)
+
+
+def check_number(
+    name: str, value: Any, *, low: float | None = None, high: float | None = None,
+    low_open: bool = False, high_open: bool = True, allow_none: bool = False,
+) -> None:  # fmt: skip
+    """``value`` is a finite real number in the interval given (``[low, high)`` by default)."""
+    if allow_none and value is None:
+        return
+    ok = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+    if ok and low is not None:
+        ok = value > low if low_open else value >= low
+    if ok and high is not None:
+        ok = value < high if high_open else value <= high
+    if not ok:
+        left = "(" if low_open else "["
+        right = ")" if high_open else "]"
+        interval = (
+            f"{left}{'-inf' if low is None else low}, {'inf' if high is None else high}{right}"
+        )
+        fail(
+            "{name}: expected a number in {interval}, got {value!r}",
+            name=name,
+            interval=interval,
+            value=value,
+        )
+
+
+def check_probability(name: str, value: Any) -> None:
+    """``value`` is a probability in [0, 1) (dropout, label smoothing)."""
+    check_number(name, value, low=0.0, high=1.0)
+
+
+def check_choice(name: str, value: Any, choices: Iterable[Any]) -> None:
+    """``value`` is one of ``choices``."""
+    choices = tuple(choices)
+    if value not in choices:
+        fail(
+            "{name}: expected one of {choices}, got {value!r}",
+            name=name,
+            choices=", ".join(repr(c) for c in choices),
+            value=value,
+        )
+
+
+def check_strings(name: str, texts: Any) -> None:
+    """``texts`` is a list (or tuple) of str, not a single str."""
+    if isinstance(texts, str):
+        fail("{name}: expected a list of strings, got a single str", name=name)
+    if not isinstance(texts, list | tuple):
+        fail("{name}: expected a list of strings, got {got}", name=name, got=type(texts).__name__)
+    for index, text in enumerate(texts):
+        if not isinstance(text, str):
+            fail(
+                "{name}: expected a list of strings, got {got} at index {index}",
+                name=name,
+                got=type(text).__name__,
+                index=index,
+            )
+
+
+def check_token_ids(
+    name: str, ids: Any, *, vocab_size: int | None = None, max_len: int | None = None
+) -> None:
+    """``ids`` is a (batch, seq_len) int64 tensor, both sizes >= 1, ids in [0, vocab_size)."""
+    import torch
+
+    if not isinstance(ids, torch.Tensor):
+        fail("{name}: expected a tensor of token ids, got {got}", name=name, got=type(ids).__name__)
+    if ids.dtype != torch.long:
+        fail(
+            "{name}: expected dtype torch.int64 (token ids), got {dtype}",
+            name=name,
+            dtype=ids.dtype,
+        )
+    if ids.dim() != 2 or ids.shape[0] == 0 or ids.shape[1] == 0:
+        fail(
+            "{name}: expected shape (batch, seq_len) with batch >= 1 and seq_len >= 1, got {shape}",
+            name=name,
+            shape=tuple(ids.shape),
+        )
+    if max_len is not None and ids.shape[1] > max_len:
+        fail(
+            "{name}: length {length} is longer than max_len={max_len}",
+            name=name,
+            length=ids.shape[1],
+            max_len=max_len,
+        )
+    if vocab_size is not None:
+        low, high = int(ids.min()), int(ids.max())
+        if low < 0 or high >= vocab_size:
+            fail(
+                "{name}: expected ids in [0, {vocab_size}), got values from {low} to {high}",
+                name=name,
+                vocab_size=vocab_size,
+                low=low,
+                high=high,
+            )
+
+
+def check_bool_mask(name: str, mask: Any) -> None:
+    """``mask`` is None or a bool tensor (True = may attend)."""
+    import torch
+
+    if mask is not None and (not isinstance(mask, torch.Tensor) or mask.dtype != torch.bool):
+        fail(
+            "{name}: expected a bool tensor (True = may attend), got {got}",
+            name=name,
+            got=getattr(mask, "dtype", type(mask).__name__),
+        )
