@@ -9,12 +9,13 @@ export JUPYTER_PLATFORM_DIRS := 1
 # Playwright drives Debian's chromium (make test-browser); it never downloads a browser of its own.
 export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD := 1
 
-.PHONY: setup lab test lint export notebooks train train-real ablations bench mutation student docs test-browser help
+.PHONY: setup lab test lint export notebooks dictionary train train-real ablations bench mutation student docs test-browser help
 
 help:
 	@echo "make lab        set up .venv and open JupyterLab on notebooks/"
 	@echo "make test       set up .venv and run every test (strict nbval + unit tests)"
 	@echo "make lint       ruff over helpers, tests and notebooks"
+	@echo "make dictionary notebook 15's German-English dictionary (GPL) into your cache folder, where apt cannot install it"
 	@echo "make export     write the notebooks' exported cells into helpers/ (ARGS=--check: change nothing, fail on a difference)"
 	@echo "make notebooks  re-execute every notebook in place in a fresh kernel (English, then the Chinese edition)"
 	@echo "make bench      time our model against PyTorch's layers and the KV cache (ARGS=--quick | --suite | --notebooks)"
@@ -64,7 +65,13 @@ notebooks: setup
 train: setup
 	$(PY) -m helpers.pretrained
 
-# Not part of `make test` (about an hour on a 2-core CPU; needs Debian's trans-de-en): notebook 15's
+# Notebook 15's German-English dictionary, where `sudo apt-get install trans-de-en` is not possible
+# (macOS, other Linux): the project's one download, from its publisher, into the user's cache
+# folder (never into the repository: it is GPL). ARGS="--url file:///path/de-en.txt.gz" for a copy.
+dictionary: setup
+	$(PY) -m helpers.data.get_dictionary $(ARGS)
+
+# Not part of `make test` (about an hour on a 2-core CPU; needs the dictionary): notebook 15's
 # small model on the real dictionary, then BLEU and chrF of every 5th checkpoint on both tasks
 # beside the baselines, into docs/real_german_runs.json (notebook 15 section 9 shows it).
 # REAL_STEPS=8000 trains longer; a stopped run continues with REAL_FLAGS=--resume.
@@ -102,8 +109,8 @@ docs: setup
 
 # Not part of `make test` (a few minutes): Debian's chromium, driven by Playwright, runs notebooks
 # 00, 04, 12 and the Chinese 04 through JupyterLab's UI and opens every page of the freshly built
-# site, English and Chinese; only loopback requests are let through. Installs chromium and a font
-# with Chinese characters (fonts-noto-cjk) when missing (sudo when not root).
+# site, English and Chinese; only loopback requests are let through. Installs chromium when
+# missing (sudo when not root); Chinese is drawn with the font the repository carries.
 # One test at a time: notebook 12 times its KV cache and must not share the CPU with the browser.
 # Screenshots: build/screenshots/.
 test-browser: setup docs
@@ -111,8 +118,4 @@ test-browser: setup docs
 		echo "chromium not found: installing Debian's chromium"; \
 		$(if $(filter 0,$(shell id -u)),,sudo) apt-get update -qq && \
 		$(if $(filter 0,$(shell id -u)),,sudo) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; }
-	@fc-list :lang=zh family 2>/dev/null | grep -q . || { \
-		echo "no font with Chinese characters: installing Debian's fonts-noto-cjk"; \
-		$(if $(filter 0,$(shell id -u)),,sudo) apt-get update -qq && \
-		$(if $(filter 0,$(shell id -u)),,sudo) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq fonts-noto-cjk; }
 	TRANSFORMER_BROWSER_TESTS=1 $(PY) -m pytest tests/browser

@@ -24,10 +24,9 @@ from helpers.text.bpe import (
     train_bpe,
     word_frequencies,
 )
-from tools.benchmark import DICTIONARY, dictionary_phrases
+from tools.benchmark import dictionary_phrases
 
 PROPERTY = settings(max_examples=200, deadline=None, derandomize=True, database=None)
-INSTALL = "sudo apt-get install -y trans-de-en"
 
 
 @cache
@@ -249,10 +248,7 @@ def test_with_hugging_face_s_tie_order_every_merge_and_split_is_the_same():
     assert agree >= 0.99 * len(words)
 
 
-@pytest.mark.skipif(
-    not DICTIONARY.exists(),
-    reason=f"the German-English dictionary is not installed: {INSTALL} (file {DICTIONARY})",
-)
+@pytest.mark.dictionary
 def test_against_hugging_face_on_a_sample_of_the_real_dictionary():
     train, held_out = dictionary_phrases(0), dictionary_phrases(20)
     hf, merges, vocab = hugging_face(train, 1500)

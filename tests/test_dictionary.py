@@ -5,28 +5,40 @@ trans-de-en, GPL: read in place, never copied) is skipped where it is missing, w
 that installs it.
 """
 
+import gzip
+import hashlib
+from pathlib import Path
+
 import pytest
 
+from helpers.data import get_dictionary
 from helpers.data.dictionary import (
-    DICTIONARY,
-    INSTALL,
+    DEBIAN_FILE,
+    RECORDED_SHA256,
     TASKS,
+    DictionaryMissing,
     alternatives,
+    cache_file,
     check_train_kinds,
     dictionary_pairs,
+    dictionary_path,
+    install_command,
+    is_recorded_version,
+    missing_message,
     normalize,
+    other_version_message,
     parse_line,
     require_dictionary,
     sense_kind,
+    sha256,
     split_of,
     task_pairs,
     word_for_word,
     word_lookup,
 )
+from helpers.data.get_dictionary import MIN_ENTRIES
 
-needs_dictionary = pytest.mark.skipif(
-    not DICTIONARY.is_file(), reason=f"the German-English dictionary is not installed: {INSTALL}"
-)
+needs_dictionary = pytest.mark.dictionary  # skipped by conftest.py where it is missing
 
 
 def test_normalize_lowers_and_splits_punctuation():
@@ -82,8 +94,6 @@ def test_bad_arguments_are_named(tmp_path):
         dictionary_pairs("sentence", "dev")
     with pytest.raises(ValueError, match="task: expected one of"):
         task_pairs("poems", "test")
-    with pytest.raises(FileNotFoundError, match="path: expected the German-English dictionary"):
-        require_dictionary(tmp_path / "missing")
     for wrong in ("sentence,idiom", "word,word", ""):
         with pytest.raises(ValueError, match="train_kinds: expected distinct kinds among"):
             check_train_kinds(wrong)
@@ -161,3 +171,107 @@ def test_exercise_checks(verdicts):
             (lambda test, train: 1 - by_occurrence(test, train), "expected 0.3333"),
         ],
     )
+
+
+# Where the dictionary is looked for, and the one message about it ------------------------------
+
+
+def test_the_environment_variable_wins_even_over_an_installed_copy(monkeypatch, tmp_path):
+    monkeypatch.setenv("TRANSFORMER_DICTIONARY", str(tmp_path / "hidden"))
+    assert dictionary_path() == tmp_path / "hidden"
+    monkeypatch.delenv("TRANSFORMER_DICTIONARY")
+    expected = DEBIAN_FILE if DEBIAN_FILE.is_file() else cache_file()
+    assert dictionary_path() == expected
+    assert cache_file().name == "de-en" and "transformer-step-by-step" in cache_file().parts
+
+
+def test_the_install_command_is_apt_where_apt_exists_else_make_dictionary(monkeypatch):
+    import shutil
+
+    monkeypatch.setattr(shutil, "which", lambda name: "/usr/bin/apt-get")
+    assert install_command() == "sudo apt-get install trans-de-en"
+    monkeypatch.setattr(shutil, "which", lambda name: None)
+    assert install_command() == "make dictionary"
+    message = missing_message(Path("/nowhere/de-en"))
+    assert "/nowhere/de-en" in message and "`make dictionary`" in message
+    assert "TRANSFORMER_DICTIONARY" in message
+
+
+def test_a_missing_dictionary_raises_one_message_that_a_notebook_shows_without_traceback(
+    tmp_path,
+):
+    with pytest.raises(DictionaryMissing) as error:
+        require_dictionary(tmp_path / "missing")
+    assert isinstance(error.value, FileNotFoundError)
+    assert str(error.value) == missing_message(tmp_path / "missing")
+    # IPython prints what _render_traceback_ returns instead of a traceback.
+    assert error.value._render_traceback_() == [missing_message(tmp_path / "missing")]
+
+
+def test_the_recorded_version_is_recognised_by_its_checksum(tmp_path):
+    other = tmp_path / "de-en"
+    other.write_text("Hund {m} :: dog\n", encoding="utf-8")
+    assert not is_recorded_version(other)
+    assert not is_recorded_version(tmp_path / "missing")
+    assert "another version" in other_version_message(other)
+    assert sha256(other) == hashlib.sha256(other.read_bytes()).hexdigest()
+
+
+@needs_dictionary
+def test_the_installed_dictionary_is_the_recorded_version():
+    assert sha256(dictionary_path()) == RECORDED_SHA256
+
+
+# make dictionary, offline: file:// URLs stand for the publisher ---------------------------------
+
+ENTRY = "Hund {m} | Hunde {pl} :: dog | dogs\n"
+
+
+def whole_dictionary(entries: int = MIN_ENTRIES) -> bytes:
+    return ("# Version :: test\n" + ENTRY * entries).encode("utf-8")
+
+
+@pytest.mark.parametrize("compress", [False, True], ids=["plain", "gzip"])
+def test_make_dictionary_writes_a_whole_file_where_the_helpers_look(tmp_path, capsys, compress):
+    source = tmp_path / ("de-en.txt.gz" if compress else "de-en.txt")
+    data = whole_dictionary()
+    source.write_bytes(gzip.compress(data) if compress else data)
+    target = tmp_path / "cache" / "de-en"
+    assert get_dictionary.main(["--url", source.as_uri(), "--to", str(target)]) == 0
+    assert target.read_bytes() == data
+    printed = capsys.readouterr().out
+    assert f"{MIN_ENTRIES:,} entries" in printed
+    assert "GNU General Public License" in printed
+    assert "another version" in printed  # not Debian's file: the numbers will differ
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        (whole_dictionary()[:-5], "truncated (its last line is cut off)"),
+        (whole_dictionary(MIN_ENTRIES // 2), "the file is truncated"),
+        (gzip.compress(whole_dictionary())[:-100], "gzip file is truncated or damaged"),
+        (
+            b"<html><body>Not found</body></html>\n",
+            "expected 'German :: English' lines, got line 1",
+        ),
+        (b"\xff\xfe\x00binary\n", "expected UTF-8 text"),
+    ],
+    ids=["cut-line", "few-entries", "cut-gzip", "html", "binary"],
+)
+def test_make_dictionary_refuses_a_truncated_or_foreign_file_and_writes_nothing(
+    tmp_path, capsys, data, message
+):
+    source = tmp_path / "download"
+    source.write_bytes(data)
+    target = tmp_path / "cache" / "de-en"
+    assert get_dictionary.main(["--url", source.as_uri(), "--to", str(target)]) == 1
+    assert message in capsys.readouterr().err
+    assert not target.exists()
+    assert not (tmp_path / "cache").exists() or not list((tmp_path / "cache").iterdir())
+
+
+def test_make_dictionary_reports_a_missing_file_without_a_traceback(tmp_path, capsys):
+    missing = (tmp_path / "nothing.txt").as_uri()
+    assert get_dictionary.main(["--url", missing, "--to", str(tmp_path / "de-en")]) == 1
+    assert capsys.readouterr().err.startswith("error: ")

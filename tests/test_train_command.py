@@ -17,7 +17,6 @@ import numpy as np
 import pytest
 import torch
 
-from helpers.data.dictionary import DICTIONARY, INSTALL
 from helpers.display.setup import seed_everything
 from helpers.model.transformer import Transformer
 from helpers.paths import ROOT
@@ -326,7 +325,7 @@ def test_ablations_write_one_scored_row_per_table_3_change(tmp_path):
         run_ablations(["F"], output=output)
 
 
-@pytest.mark.skipif(not DICTIONARY.is_file(), reason=f"the dictionary is not installed: {INSTALL}")
+@pytest.mark.dictionary
 def test_a_run_on_the_real_dictionary_translates_and_is_scored(tmp_path, capsys):
     # Notebook 15's corpus: BPE pieces, one vocabulary and one embedding matrix for both sides.
     output = tmp_path / "real"

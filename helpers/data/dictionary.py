@@ -1,8 +1,12 @@
 """Real German: the German-English dictionary of TU Chemnitz ("Ding"), read where it is installed.
 
-Debian packages it as ``trans-de-en`` (``sudo apt-get install trans-de-en``): one entry per line,
-``German :: English``. It is GPL-licensed, so the series never copies it: it is read in place, at
-run time, and nothing trained on it is shipped. A line holds senses separated by ``|``, the i-th
+It is optional: notebook 15 and the tests that read it need it, nothing else does. Debian and
+Ubuntu package it as ``trans-de-en`` (``sudo apt-get install trans-de-en``); elsewhere
+``make dictionary`` downloads the publisher's file into the user's cache folder
+(``helpers.data.get_dictionary``). One entry per line, ``German :: English``. It is
+GPL-licensed, so the series never copies it into the repository: it is read where it is, at run
+time, and nothing trained on it is shipped. ``dictionary_path`` says where the helpers look:
+``$TRANSFORMER_DICTIONARY`` if set, else Debian's file, else the cache folder. A line holds senses separated by ``|``, the i-th
 German sense translated by the i-th English one; a sense lists alternatives separated by ``;``;
 annotations are in braces (``{m}`` gender, ``{pl}`` plural), brackets (``[Am.]``, ``[ugs.]``),
 parentheses (explanations) and slashes (``/Bhf./``, an abbreviation)::
@@ -20,8 +24,10 @@ model must beat: each German word replaced by its most frequent translation in t
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
+import shutil
 import zlib
 from collections import Counter
 from dataclasses import dataclass
@@ -30,8 +36,85 @@ from pathlib import Path
 
 from helpers.language import tr
 
-DICTIONARY = Path(os.environ.get("TRANSFORMER_DICTIONARY", "/usr/share/trans/de-en"))
-INSTALL = "sudo apt-get install trans-de-en"
+NOTEBOOK = "15_real_german.ipynb"  # the lesson that reads it (both editions)
+ENVIRONMENT_VARIABLE = "TRANSFORMER_DICTIONARY"
+DEBIAN_FILE = Path("/usr/share/trans/de-en")
+# The version notebook 15's stored outputs were made from: Debian's trans-de-en 1.9-6
+# ("# Version :: devel 2023-01-30", 206,238 lines). Another version works, with other numbers.
+RECORDED_SHA256 = "34052c6021d09eadfee7a893a789204265954df70fe9c36d38fa00058d79d326"
+RECORDED_VERSION = "devel 2023-01-30 (Debian's trans-de-en 1.9-6)"
+
+
+def cache_file() -> Path:
+    """Where ``make dictionary`` puts the dictionary: the user's cache folder, not the repository."""
+    from platformdirs import user_cache_dir
+
+    return Path(user_cache_dir("transformer-step-by-step")) / "de-en"
+
+
+def dictionary_path() -> Path:
+    """Where the helpers read the dictionary: $TRANSFORMER_DICTIONARY if set (even to a missing
+    file, which hides an installed one), else Debian's file if installed, else the cache file."""
+    if os.environ.get(ENVIRONMENT_VARIABLE):
+        return Path(os.environ[ENVIRONMENT_VARIABLE])
+    return DEBIAN_FILE if DEBIAN_FILE.is_file() else cache_file()
+
+
+def install_command() -> str:
+    """How to get the dictionary on this system: apt where there is apt, else ``make dictionary``."""
+    return "sudo apt-get install trans-de-en" if shutil.which("apt-get") else "make dictionary"
+
+
+DICTIONARY = dictionary_path()
+INSTALL = install_command()
+
+
+def missing_message(path: Path = DICTIONARY) -> str:
+    """The one sentence that says the dictionary is missing and how to get it (notebook 15, tests)."""
+    return tr(
+        "notebook 15 reads the German-English dictionary (TU Chemnitz's Ding, GPL), not found at "
+        "{path}: get it with `{install}` (or `make dictionary` on any system), or set "
+        "TRANSFORMER_DICTIONARY to where it is"
+    ).format(path=path, install=install_command())
+
+
+@cache
+def _sha256(path: Path, size: int, mtime: float) -> str:
+    digest = hashlib.sha256()
+    with Path(path).open("rb") as file:
+        for block in iter(lambda: file.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def sha256(path: Path) -> str:
+    """The file's SHA-256 (computed once per file version)."""
+    stat = Path(path).stat()
+    return _sha256(Path(path), stat.st_size, stat.st_mtime)
+
+
+def is_recorded_version(path: Path = DICTIONARY) -> bool:
+    """True when the file is the version the stored outputs of notebook 15 were made from."""
+    return Path(path).is_file() and sha256(path) == RECORDED_SHA256
+
+
+def other_version_message(path: Path = DICTIONARY) -> str:
+    """What a reader with another version of the dictionary should expect."""
+    return tr(
+        "the dictionary at {path} is another version than the one notebook 15's stored outputs "
+        "were made from ({version}): it works, but the split and every number will differ from "
+        "the stored ones"
+    ).format(path=path, version=RECORDED_VERSION)
+
+
+class DictionaryMissing(FileNotFoundError):
+    """The dictionary is not installed. In a notebook it shows as its message alone, without a
+    traceback (IPython calls ``_render_traceback_``), and stops a "Run all" there."""
+
+    def _render_traceback_(self) -> list[str]:
+        return [str(self)]
+
+
 KINDS = ("sentence", "phrase", "word")
 SPLITS = ("train", "valid", "test")
 # A pair goes to "test" when crc32(German) % 20 == 0, to "valid" when it is 1: 5% each.
@@ -53,15 +136,14 @@ class Sense:
 
 
 def require_dictionary(path: Path = DICTIONARY) -> Path:
-    """``path`` if the dictionary is installed there, else a FileNotFoundError naming the fix."""
+    """``path`` if the dictionary is there, else ``DictionaryMissing`` saying how to get it.
+
+    Prints a note when it is another version than the one notebook 15's stored outputs used."""
     path = Path(path)
     if not path.is_file():
-        raise FileNotFoundError(
-            tr(
-                "path: expected the German-English dictionary (Debian's trans-de-en) at {path}, "
-                "got no such file; install it with `{install}`"
-            ).format(path=path, install=INSTALL)
-        )
+        raise DictionaryMissing(missing_message(path))
+    if not is_recorded_version(path):
+        print(other_version_message(path))
     return path
 
 

@@ -23,7 +23,7 @@ import torch
 
 from helpers.display.shapes import pad
 from helpers.language import set_language, tr
-from helpers.paths import ROOT, require
+from helpers.paths import CHINESE_FONT_FILE, ROOT, require
 
 DEVICE_ENV_VAR = "TRANSFORMER_DEVICE"
 
@@ -87,9 +87,20 @@ def setup_notebook(
     return pick_device(device)
 
 
-# Fonts with Chinese characters (Debian: fonts-noto-cjk), then matplotlib's own for the rest.
-CJK_FONTS = ["Noto Sans CJK SC", "Noto Sans CJK JP", "Source Han Sans SC", "WenQuanYi Zen Hei",
-             "Microsoft YaHei", "PingFang SC", "DejaVu Sans"]  # fmt: skip
+# The Chinese edition's figures are drawn with Noto Sans SC (SIL Open Font License), which the
+# repository carries beside this module (fonts/, with its licence): no system font is needed, and
+# every machine draws the same glyphs. matplotlib's own DejaVu Sans follows for anything else.
+CHINESE_FONT = "Noto Sans SC"
+
+
+def use_chinese_font() -> str:
+    """Register the carried Chinese font with matplotlib (once) and return its family name."""
+    from matplotlib import font_manager
+
+    if not any(font.fname == str(CHINESE_FONT_FILE) for font in font_manager.fontManager.ttflist):
+        font = require(CHINESE_FONT_FILE, tr("the Chinese font of the figures"))
+        font_manager.fontManager.addfont(str(font))
+    return CHINESE_FONT
 
 
 def _set_plot_style(language: str = "en") -> None:
@@ -107,8 +118,8 @@ def _set_plot_style(language: str = "en") -> None:
         }
     )
     if language == "zh":
-        mpl.rcParams["font.sans-serif"] = CJK_FONTS + list(mpl.rcParams["font.sans-serif"])
-        mpl.rcParams["axes.unicode_minus"] = False  # CJK fonts may lack the minus sign
+        fonts = [use_chinese_font(), "DejaVu Sans"]
+        mpl.rcParams["font.sans-serif"] = fonts + list(mpl.rcParams["font.sans-serif"])
     try:  # Only inside a Jupyter kernel: store figures as PNG (SVG embeds dates and random ids).
         from matplotlib_inline.backend_inline import set_matplotlib_formats
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import shutil
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pytest
 
@@ -18,9 +19,27 @@ if os.environ.get("TRANSFORMER_BROWSER_TESTS") != "1":
     collect_ignore_glob = ["test_*.py"]
 
 
+def fontconfig_with_the_series_font(folder: Path) -> Path:
+    """A fontconfig file: the system's configuration plus the folder of the font the repository
+    carries (Noto Sans SC), so Chromium draws Chinese without any system CJK font."""
+    from helpers.paths import CHINESE_FONT_FILE
+
+    config = folder / "fonts.conf"
+    config.write_text(
+        '<?xml version="1.0"?>\n<!DOCTYPE fontconfig SYSTEM "urn:fontconfig:fonts.dtd">\n'
+        "<fontconfig>\n"
+        '  <include ignore_missing="yes">/etc/fonts/fonts.conf</include>\n'
+        f"  <dir>{CHINESE_FONT_FILE.parent}</dir>\n"
+        f"  <cachedir>{folder / 'cache'}</cachedir>\n"
+        "</fontconfig>\n",
+        encoding="utf-8",
+    )
+    return config
+
+
 @pytest.fixture(scope="session")
-def browser() -> Iterator[object]:
-    """The system's Chromium, headless, started once for the session."""
+def browser(tmp_path_factory) -> Iterator[object]:
+    """The system's Chromium, headless, started once for the session, with the series' font."""
     from browser_support import CHROMIUM_ARGS
     from playwright.sync_api import sync_playwright
 
@@ -31,7 +50,12 @@ def browser() -> Iterator[object]:
             "(apt-get install chromium); Playwright's own browsers are never downloaded"
         )
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
+        fonts = fontconfig_with_the_series_font(tmp_path_factory.mktemp("fontconfig"))
+        browser = playwright.chromium.launch(
+            executable_path=executable,
+            args=CHROMIUM_ARGS,
+            env={**os.environ, "FONTCONFIG_FILE": str(fonts)},
+        )
         yield browser
         browser.close()
 

@@ -15,8 +15,8 @@ from pathlib import Path
 import jinja2
 import nbconvert
 
+from helpers.paths import CHINESE_FONT_FILE, ROOT, numbered_notebooks
 from helpers.paths import NOTEBOOKS_DIR as NOTEBOOKS
-from helpers.paths import ROOT, numbered_notebooks
 from tools.docs.notebooks import (
     NotebookInfo,
     first_sentence,
@@ -205,6 +205,9 @@ def build_site(
     commit = build_commit() if commit is None else commit
     (output / "lab.css").write_text(lab_css(site_exporter()), encoding="utf-8")
     shutil.copy2(SITE_CSS, output / "site.css")
+    (output / "fonts").mkdir()
+    for font_file in (CHINESE_FONT_FILE, CHINESE_FONT_FILE.parent / "OFL.txt"):
+        shutil.copy2(font_file, output / "fonts" / font_file.name)  # site.css's @font-face
     copy_mathjax(output / "mathjax", mathjax)
 
     warnings: list[str] = []
