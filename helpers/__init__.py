@@ -11,7 +11,8 @@ Folders, each importing only those above it in this list:
 - ``helpers.pipeline`` (generated from notebooks 11-12): training, decoding, evaluation;
 - ``helpers.analysis`` (generated from notebook 13): restricted attention, path lengths, slopes:
   the alternatives to self-attention;
-- ``helpers.measure`` (hand-written): the cost meter notebook 13 counts FLOPs and memory with;
+- ``helpers.measure`` (hand-written): the cost meter notebook 13 counts FLOPs and memory with,
+  and the tables and figures that show how those costs grow;
 - ``helpers.explore`` (hand-written): live explorers, sliders that redraw the notebooks' figures;
 - ``helpers.data`` (hand-written, pure Python): the generated German-English corpus, and the
   real German-English dictionary of notebook 15, read where Debian installs it;

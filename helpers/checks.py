@@ -150,3 +150,55 @@ def check_bool_mask(name: str, mask: Any) -> None:
             name=name,
             got=getattr(mask, "dtype", type(mask).__name__),
         )
+
+
+# ---------------------------------------------------------------- notebook 13 (why self-attention)
+# The public entry points of helpers.analysis.complexity: local_attention, RestrictedSelfAttention,
+# max_path_length and log_log_slope.
+
+
+def check_window(window: Any) -> None:
+    """``window`` is an odd positive int: the query's position and as many on each side."""
+    if isinstance(window, bool) or not isinstance(window, int) or window < 1 or window % 2 == 0:
+        fail(
+            "window: expected an odd positive int (the query's position and as many on each "
+            "side), got {window!r}",
+            window=window,
+        )
+
+
+def check_qkv_window(q: Any, k: Any, v: Any, window: Any) -> None:
+    """q, k: (batch, n_heads, n, d_k) of one shape; v: (batch, n_heads, n, d_v); an odd window."""
+    check_window(window)
+    if q.dim() != 4 or k.shape != q.shape or v.dim() != 4 or v.shape[:3] != q.shape[:3]:
+        fail(
+            "q, k, v: expected (batch, n_heads, n, d) each, q and k of one shape and v with "
+            "the same batch, heads and n, got {q_shape}, {k_shape}, {v_shape}",
+            q_shape=tuple(q.shape),
+            k_shape=tuple(k.shape),
+            v_shape=tuple(v.shape),
+        )
+
+
+def check_path_length(kind: Any, n: Any, size: Any) -> None:
+    """A layer kind max_path_length knows, a length n >= 2 and an odd kernel or window >= 3."""
+    kinds = ("self-attention", "recurrent", "convolution", "restricted")
+    if kind not in kinds:
+        fail("kind: expected one of {kinds}, got {kind!r}", kinds=", ".join(kinds), kind=kind)
+    if isinstance(n, bool) or not isinstance(n, int) or n < 2:
+        fail("n: expected a sequence length >= 2, got {n!r}", n=n)
+    if isinstance(size, bool) or not isinstance(size, int) or size < 3 or size % 2 == 0:
+        fail("size: expected an odd kernel or window size >= 3, got {size!r}", size=size)
+
+
+def check_slope_points(ns: Any, values: Any) -> None:
+    """Two sequences of one length >= 2, of positive numbers (their logarithms are fitted)."""
+    if len(ns) != len(values) or len(ns) < 2:
+        fail(
+            "ns, values: expected two sequences of one length >= 2, got {ns_length} and "
+            "{values_length}",
+            ns_length=len(ns),
+            values_length=len(values),
+        )
+    if min(ns) <= 0 or min(values) <= 0:
+        fail("ns, values: expected positive numbers (their logarithms are fitted)")

@@ -1,5 +1,6 @@
-"""helpers.analysis.complexity (notebook 13): restricted attention, path lengths, slopes; and
-helpers.measure.cost_meter, the cost meter the notebook counts with."""
+"""helpers.analysis.complexity (notebook 13): restricted attention, path lengths, slopes; its
+input checks in helpers.checks; helpers.measure.cost_meter, the cost meter the notebook counts
+with; and helpers.measure.report, the tables and figures it shows them in."""
 
 import math
 
@@ -14,8 +15,10 @@ from helpers.analysis.complexity import (
     log_log_slope,
     max_path_length,
 )
+from helpers.checks import check_path_length, check_slope_points, check_window
 from helpers.exercises import notebook_13
-from helpers.measure.cost_meter import CostMeter, matmul_flops, measure
+from helpers.measure.cost_meter import CostMeter, matmul_flops, measure, time_forward
+from helpers.measure.report import growth_table, plot_growth, plot_patterns
 from helpers.model.multi_head_attention import MultiHeadAttention
 
 
@@ -340,3 +343,97 @@ def test_checks_accept_a_float_and_a_tensor(verdicts):
         notebook_13.check_causal_conv_layers,
         lambda n, k, dilated: torch.tensor(causal_conv_layers(n, k, dilated)),
     )
+
+
+# ---------------------------------------------------------------- time_forward
+
+
+def test_time_forward_returns_the_fastest_run_after_a_warm_up():
+    calls = []
+
+    def layer(x):
+        calls.append(torch.is_grad_enabled())
+        return x * 2
+
+    seconds = time_forward(layer, torch.ones(4), repeats=3)
+    assert calls == [False] * 4  # one warm-up and three timed runs, all without gradients
+    assert 0 <= seconds < 1
+
+
+# ---------------------------------------------------------------- helpers.measure.report
+
+
+def test_growth_table_prints_values_and_returns_the_fitted_slopes(capsys):
+    ns = [8, 16, 32, 64]
+    series = {"linear": [3 * n for n in ns], "square": [n * n for n in ns], "flat": [5] * 4}
+    slopes = growth_table("cost, thousands", ns, series, fit_from=16, scale=1000, digits=3)
+    assert slopes["linear"] == pytest.approx(1) and slopes["square"] == pytest.approx(2)
+    assert slopes["flat"] == pytest.approx(0)
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "cost, thousands"
+    assert lines[1].split() == ["layer", "n=8", "n=16", "n=32", "n=64", "slope", "(n", ">=", "16)"]
+    assert lines[3].split() == ["linear", "0.024", "0.048", "0.096", "0.192", "1.00"]
+    assert lines[5].split()[-1] == "0.00"  # never "-0.00" for a constant
+
+
+def test_growth_table_without_a_fit_has_no_slope_column(capsys):
+    assert growth_table("ops", [1, 2], {"a": [1, 2]}, digits=0) == {}
+    assert capsys.readouterr().out.splitlines()[1].split() == ["layer", "n=1", "n=2"]
+
+
+def test_plot_growth_draws_every_series_and_visible_reference_lines():
+    import matplotlib.pyplot as plt
+
+    ns = [32, 64, 128]
+    series = {"a": [4, 8, 16], "b": [1, 2, 4], "same as a": [4, 8, 16]}
+    fig, ax = plt.subplots()
+    lines = plot_growth(ax, ns, series, "cost", {"a": 1.0, "b": 1.0, "same as a": 1.0}, (1, 2))
+    drawn = ax.get_lines()
+    assert [line.get_label() for line in drawn] == [
+        "a: slope 1.00",
+        "b: slope 1.00",
+        "same as a: slope 1.00",
+        "slope 1 (reference)",
+        "slope 2 (reference)",
+    ]
+    assert drawn[2].get_linestyle() == "--" and drawn[2].get_marker() == "x"  # on top of "a"
+    assert lines[1] == [0.5, 1.0, 2.0] and lines[2] == [0.5, 2.0, 8.0]  # half the lowest start
+    assert all(line[0] < min(values[0] for values in series.values()) for line in lines.values())
+    assert ax.get_xscale() == "log" and ax.get_yscale() == "log"
+    plt.close(fig)
+
+
+def test_plot_patterns_draws_one_panel_per_pattern():
+    import matplotlib.pyplot as plt
+
+    patterns = {"all": torch.ones(4, 4, dtype=torch.bool), "causal": torch.ones(4, 4).tril() > 0}
+    fig = plot_patterns(patterns, "which inputs")
+    panels = [ax for ax in fig.axes if ax.get_title()]
+    assert [ax.get_title() for ax in panels] == ["all", "causal"]
+    assert (panels[1].images[0].get_array() == patterns["causal"].float().numpy()).all()
+    assert fig._suptitle.get_text() == "which inputs"
+    plt.close(fig)
+
+
+# ---------------------------------------------------------------- the checks of helpers.checks
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda: check_window(3), None),
+        (lambda: check_window(2), "^window: expected an odd positive int"),
+        (lambda: check_window(True), "^window:"),
+        (lambda: check_path_length("recurrent", 2, 3), None),
+        (lambda: check_path_length("recurrent", True, 3), "^n:"),
+        (lambda: check_path_length("restricted", 5, False), "^size:"),
+        (lambda: check_slope_points([1, 2], [3, 4]), None),
+        (lambda: check_slope_points([1, 2], [0, 4]), "^ns, values: expected positive"),
+    ],
+)
+def test_notebook_13_checks(call, message):
+    if message is None:
+        call()
+    else:
+        with pytest.raises(ValueError, match=message):
+            call()

@@ -11,84 +11,49 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from helpers.language import tr
+from helpers.checks import check_path_length, check_qkv_window, check_slope_points, check_window
 from helpers.model.multi_head_attention import MultiHeadAttention
 
 
 def local_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, window: int) -> torch.Tensor:
     """Restricted self-attention: each query attends to the ``window`` keys centred on its position.
 
-    q, k: (batch, n_heads, n, d_k); v: (batch, n_heads, n, d_v); window: r, an odd int >= 1.
-    Returns (batch, n_heads, n, d_v). Only the n x r scores of the band are computed, so time and
-    memory grow like n * r, not n^2; equal to full attention with a banded mask (notebook 13).
-    """
-    if not isinstance(window, int) or isinstance(window, bool) or window < 1 or window % 2 == 0:
-        raise ValueError(
-            tr(
-                "window: expected an odd positive int (the query's position and as many on each "
-                "side), got {window!r}"
-            ).format(window=window)
-        )
-    if q.dim() != 4 or k.shape != q.shape or v.dim() != 4 or v.shape[:3] != q.shape[:3]:
-        raise ValueError(
-            tr(
-                "q, k, v: expected (batch, n_heads, n, d) each, q and k of one shape and v with "
-                "the same batch, heads and n, got {q_shape}, {k_shape}, {v_shape}"
-            ).format(q_shape=tuple(q.shape), k_shape=tuple(k.shape), v_shape=tuple(v.shape))
-        )
+    q, k: (batch, n_heads, n, d_k); v: (batch, n_heads, n, d_v); window: r, odd. Returns
+    (batch, n_heads, n, d_v), from only the n x r scores of the band."""
+    check_qkv_window(q, k, v, window)
     half, n = window // 2, q.shape[2]
     # Windows of keys and values: [..., i, :, j] holds position i - half + j (or zero padding).
     k_windows = F.pad(k, (0, 0, half, half)).unfold(2, window, 1)  # (batch, heads, n, d_k, r)
     v_windows = F.pad(v, (0, 0, half, half)).unfold(2, window, 1)  # (batch, heads, n, d_v, r)
     scores = torch.einsum("bhnd,bhndr->bhnr", q, k_windows) / math.sqrt(q.shape[-1])
-    positions = torch.arange(n, device=q.device)[:, None] + torch.arange(
-        -half, half + 1, device=q.device
-    )  # (n, r): the position each window slot holds
+    offsets = torch.arange(-half, half + 1, device=q.device)
+    positions = torch.arange(n, device=q.device)[:, None] + offsets  # (n, r): each slot's position
     outside = (positions < 0) | (positions >= n)  # padding slots: zero weight
     weights = scores.masked_fill(outside, float("-inf")).softmax(dim=-1)
     return torch.einsum("bhnr,bhndr->bhnd", weights, v_windows)
 
 
 class RestrictedSelfAttention(nn.Module):
-    """Multi-head self-attention in which each position sees only a window of r positions (§4).
-
-    The projections are those of a ``MultiHeadAttention`` (kept as ``self.attention``); only the
-    attention between them is restricted, by ``local_attention``.
-    """
+    """Multi-head self-attention in which each position sees only a window of r positions (§4)."""
 
     def __init__(self, d_model: int, n_heads: int, window: int):
         super().__init__()
-        if not isinstance(window, int) or isinstance(window, bool) or window < 1 or window % 2 == 0:
-            raise ValueError(
-                tr("window: expected an odd positive int, got {window!r}").format(window=window)
-            )
-        self.attention = MultiHeadAttention(d_model, n_heads)
+        check_window(window)
+        self.attention = MultiHeadAttention(d_model, n_heads)  # its projections, its parameters
         self.window = window
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """x: (batch, n, d_model) -> (batch, n, d_model)."""
         attention = self.attention
         q, k, v = attention.project_query_key_value(x, x, x)
-        heads = local_attention(
-            attention.split_heads(q, attention.d_k),
-            attention.split_heads(k, attention.d_k),
-            attention.split_heads(v, attention.d_v),
-            self.window,
-        )
+        q, k = attention.split_heads(q, attention.d_k), attention.split_heads(k, attention.d_k)
+        heads = local_attention(q, k, attention.split_heads(v, attention.d_v), self.window)
         return attention.w_o(attention.merge_heads(heads))
 
 
 def log_log_slope(ns: Sequence[float], values: Sequence[float]) -> float:
     """p in values ~ c * n^p: the least-squares slope of log(values) against log(ns)."""
-    if len(ns) != len(values) or len(ns) < 2:
-        raise ValueError(
-            tr(
-                "ns, values: expected two sequences of one length >= 2, got {ns_length} and "
-                "{values_length}"
-            ).format(ns_length=len(ns), values_length=len(values))
-        )
-    if min(ns) <= 0 or min(values) <= 0:
-        raise ValueError(tr("ns, values: expected positive numbers (their logarithms are fitted)"))
+    check_slope_points(ns, values)
     slope, _ = np.polyfit(np.log(ns), np.log(values), 1)
     return float(slope)
 
@@ -96,33 +61,17 @@ def log_log_slope(ns: Sequence[float], values: Sequence[float]) -> float:
 def max_path_length(kind: str, n: int, size: int = 3, dilated: bool = False) -> int:
     """Layers (or recurrent steps) a signal passes between positions 0 and n - 1 (Table 1).
 
-    kind: "self-attention" (one layer connects all pairs), "recurrent" (n - 1 steps of the
-    hidden state), "convolution" (a stack of centred kernels of width ``size``; with dilated,
-    layer l has dilation ((size + 1) / 2)**l: 1, 2, 4, ... for size 3) or "restricted" (a stack
-    of restricted self-attention layers of window ``size``). A stack needs layers until the
-    positions each layer reaches, (size - 1) / 2 on each side times its dilation, add up to
-    n - 1. (These dilations let every path move in one direction, so it never has to pass
-    through the zero padding outside the sequence; see notebook 13 for dilations size**l.)
+    kind: "self-attention", "recurrent", "convolution" (a stack of centred kernels of width
+    ``size``; with dilated, layer l has dilation ((size + 1) / 2)**l: 1, 2, 4, ... for size 3)
+    or "restricted" (a stack of restricted self-attention layers of window ``size``).
     """
-    kinds = ("self-attention", "recurrent", "convolution", "restricted")
-    if kind not in kinds:
-        raise ValueError(
-            tr("kind: expected one of {kinds}, got {kind!r}").format(
-                kinds=", ".join(kinds), kind=kind
-            )
-        )
-    if not isinstance(n, int) or n < 2:
-        raise ValueError(tr("n: expected a sequence length >= 2, got {n!r}").format(n=n))
-    if not isinstance(size, int) or size < 3 or size % 2 == 0:
-        raise ValueError(
-            tr("size: expected an odd kernel or window size >= 3, got {size!r}").format(size=size)
-        )
+    check_path_length(kind, n, size)
     if kind == "self-attention":
-        return 1
+        return 1  # one layer connects all pairs
     if kind == "recurrent":
-        return n - 1
+        return n - 1  # n - 1 steps of the hidden state
     layers, reach = 0, 0
-    while reach < n - 1:
+    while reach < n - 1:  # each layer reaches (size - 1) / 2 positions further, times its dilation
         dilation = ((size + 1) // 2) ** layers if dilated and kind == "convolution" else 1
         reach += dilation * (size - 1) // 2
         layers += 1

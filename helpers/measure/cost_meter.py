@@ -1,4 +1,5 @@
-"""What one forward pass costs, counted rather than timed (notebook 13): ``measure(layer, x)``.
+"""What one forward pass costs, counted rather than timed (notebook 13): ``measure(layer, x)``;
+``time_forward(layer, x)`` times it too, for the lesson that compares counts with the clock.
 
 ``CostMeter`` is a ``TorchDispatchMode``, the hook ``torch.utils.flop_counter`` is built on: it sees
 every operation PyTorch runs, with its arguments and results. It counts FLOPs of matrix products
@@ -11,6 +12,7 @@ Notebook 13 checks it on cases counted by hand and against ``FlopCounterMode``.
 from __future__ import annotations
 
 import math
+import time
 import weakref
 from collections.abc import Callable, Iterator
 
@@ -108,3 +110,29 @@ def measure(layer: Callable[[torch.Tensor], object], x: torch.Tensor) -> CostMet
     with torch.no_grad(), CostMeter() as meter:
         layer(x)
     return meter
+
+
+def time_forward(
+    layer: Callable[[torch.Tensor], object], x: torch.Tensor, repeats: int = 5
+) -> float:
+    """Seconds of the fastest of ``repeats`` runs of layer(x) without gradients, after a warm-up.
+
+    The first call pays for memory allocation, so it is not timed; other programs only ever slow a
+    run down, so the fastest is the best estimate. On a GPU, whose work is asynchronous, the clock
+    is read only once the device has finished.
+    """
+
+    def synchronize() -> None:
+        if x.device.type == "cuda":
+            torch.cuda.synchronize(x.device)
+
+    runs = []
+    with torch.no_grad():
+        layer(x)  # warm-up
+        for _ in range(repeats):
+            synchronize()
+            start = time.perf_counter()
+            layer(x)
+            synchronize()
+            runs.append(time.perf_counter() - start)
+    return min(runs)
