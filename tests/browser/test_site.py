@@ -308,7 +308,8 @@ def platform_fonts(page, selector: str) -> list[str]:
     root = session.send("DOM.getDocument")["root"]["nodeId"]
     node = session.send("DOM.querySelector", {"nodeId": root, "selector": selector})["nodeId"]
     fonts = session.send("CSS.getPlatformFontsForNode", {"nodeId": node})["fonts"]
-    return [font["familyName"] for font in fonts]
+    # A font the page loaded itself (@font-face) is "custom"; a system one is not.
+    return [font["familyName"] + (" (served)" if font["isCustomFont"] else "") for font in fonts]
 
 
 def test_chinese_pages_draw_their_text_with_the_font_the_site_serves(browser, site_url):
@@ -321,7 +322,10 @@ def test_chinese_pages_draw_their_text_with_the_font_the_site_serves(browser, si
     page.evaluate("document.fonts.ready")
     heading = page.locator("h1").first.text_content()
     assert any("\u4e00" <= c <= "\u9fff" for c in heading), heading
-    assert "Noto Sans SC" in platform_fonts(page, "h1"), platform_fonts(page, "h1")
+    assert "Noto Sans SC (served)" in platform_fonts(page, "h1"), platform_fonts(page, "h1")
+    # A comment in a code cell (monospace) falls back to the same served font.
+    comment = "pre .c1"
+    assert "Noto Sans SC (served)" in platform_fonts(page, comment), platform_fonts(page, comment)
     page.screenshot(path=screenshot_path("site_chinese_font"))
     assert not guarded.blocked, guarded.blocked
     context.close()
