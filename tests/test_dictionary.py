@@ -14,6 +14,7 @@ import pytest
 from helpers.data import get_dictionary
 from helpers.data.dictionary import (
     DEBIAN_FILE,
+    NOTEBOOK,
     RECORDED_SHA256,
     TASKS,
     DictionaryMissing,
@@ -275,3 +276,35 @@ def test_make_dictionary_reports_a_missing_file_without_a_traceback(tmp_path, ca
     missing = (tmp_path / "nothing.txt").as_uri()
     assert get_dictionary.main(["--url", missing, "--to", str(tmp_path / "de-en")]) == 1
     assert capsys.readouterr().err.startswith("error: ")
+
+
+def test_notebook_15_says_in_words_that_the_dictionary_is_missing_and_stops(tmp_path, monkeypatch):
+    """A reader without the dictionary runs notebook 15: its first code cell prints how to get it,
+    with no traceback, and "Run all" stops there (the cell ends in an error)."""
+    import nbformat
+    from nbclient import NotebookClient
+
+    from helpers.paths import NOTEBOOKS_DIR
+    from tools.notebook_format import KERNELSPEC
+
+    missing = tmp_path / "no-dictionary"
+    monkeypatch.setenv("TRANSFORMER_DICTIONARY", str(missing))  # the kernel inherits it
+    for folder in (NOTEBOOKS_DIR, NOTEBOOKS_DIR / "zh"):
+        notebook = nbformat.read(folder / NOTEBOOK, as_version=4)
+        first_code = next(cell for cell in notebook.cells if cell.cell_type == "code")
+        run = nbformat.v4.new_notebook(cells=[first_code, nbformat.v4.new_code_cell("1 + 1")])
+        client = NotebookClient(
+            run, timeout=120, kernel_name=KERNELSPEC["name"], allow_errors=False,
+            resources={"metadata": {"path": str(folder)}},
+        )  # fmt: skip
+        with pytest.raises(Exception) as stopped:  # CellExecutionError: Run all stops here
+            client.execute()
+        outputs = run.cells[0].outputs
+        error = next(output for output in outputs if output.output_type == "error")
+        assert error.ename == "DictionaryMissing"
+        assert len(error.traceback) == 1, error.traceback  # the message alone, no stack
+        assert "make dictionary" in error.traceback[0] and str(missing) in error.traceback[0]
+        if folder.name == "zh":
+            assert "没有找到" in error.traceback[0]
+        assert not run.cells[1].outputs, "the next cell must not run"
+        assert stopped.type.__name__ == "CellExecutionError"
