@@ -416,10 +416,15 @@ def test_help_gives_every_option_a_sentence_and_its_choices():
         "--task {sentences,frequent_phrases}",
     ):
         assert choices in text
-    assert "(default: 25000)" in text and "(default: small)" in text
-    # The number of ranks changes the batches: said where the batch size is set.
-    flat = " ".join(text.split())
-    assert "2 ranks equal 1 process with --max- tokens-per-step at half of it" in flat
+    helps = {action.option_strings[-1]: action.help for action in options}
+    assert helps["--tokens-per-batch"].endswith("(default: 25000)")
+    assert helps["--model"].endswith("(default: small)")
+    # The number of ranks changes the batches: said where the batch size is set, and below.
+    assert (
+        "2 ranks equal 1 process with --max-tokens-per-step at half of it"
+        in helps["--tokens-per-batch"]
+    )
+    assert "to reproduce a run of N ranks in one process" in parser.epilog
 
 
 def test_clipping_bounds_the_gradient_norm_and_returns_the_norm_before():

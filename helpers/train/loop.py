@@ -408,7 +408,7 @@ def train_run(config: TrainConfig) -> Path:
 
 
 def _train(config: TrainConfig, data: RunData, plan: BatchPlan, ranks: Ranks) -> Path:
-    """The loop: step, validate (rank 0), checkpoint (every rank), log; then the summary."""
+    """The loop: step, validate (rank 0), log, checkpoint (every rank); then the summary."""
     run_dir = Path(config.output)
     precision = resolve_precision(config.precision, ranks.device)
     state = start_or_resume(config, data, plan, ranks, precision)
@@ -431,12 +431,14 @@ def _train(config: TrainConfig, data: RunData, plan: BatchPlan, ranks: Ranks) ->
                     valid_loss = evaluate_loss(
                         state.model, data.valid, data.tgt_vocab.bos_id, plan.micro_tokens
                     )
+            # Logged before the checkpoint, so that a checkpoint's step is always in log.csv,
+            # however soon after it the process is killed.
+            run_log.record(step, result, valid_loss)
             if step % config.checkpoint_every == 0 or last:
                 saved = state.training_state(batches)
                 save_training_checkpoint(
                     run_dir, step, state.model, data.src_vocab, data.tgt_vocab, saved, config, ranks
                 )
-            run_log.record(step, result, valid_loss)
     except KeyboardInterrupt:
         if ranks.is_main:
             _say_where_to_resume(run_dir, state.step)
