@@ -2,7 +2,7 @@
 
 Tiny configurations on a few hundred pairs of the generated corpus, one thread per process. The
 two-rank test launches torchrun itself (two gloo processes); the resume test kills a real process
-with SIGKILL and resumes it.
+from outside with SIGKILL once it has written a checkpoint, and resumes it.
 """
 
 import csv
@@ -12,6 +12,7 @@ import random
 import signal
 import subprocess
 import sys
+import time
 
 import numpy as np
 import pytest
@@ -30,8 +31,9 @@ from helpers.pipeline.training import (
 from helpers.train.__main__ import main
 from helpers.train.ablations import run_ablations
 from helpers.train.checkpoints import list_checkpoints
-from helpers.train.config import TrainConfig, parse_config
+from helpers.train.config import TrainConfig, build_parser, parse_config
 from helpers.train.data import DataPosition, StepBatches, load_run_data, plan_batches
+from helpers.train.loop import build_model, clip_gradients, summary
 from helpers.train.real import load_run_model, translate_pieces
 from helpers.train.real import main as real_main
 
@@ -167,19 +169,41 @@ def uninterrupted(tmp_path_factory):
     return run_dir
 
 
-def test_a_killed_run_resumes_bit_identical_to_an_uninterrupted_one(uninterrupted, tmp_path):
-    resumed = tmp_path / "resumed"
-    killed = subprocess.run(
-        [sys.executable, "-m", "helpers.train", *RESUME, "--output", str(resumed)]
-        + ["--stop-after", "5"],
+def kill_after_checkpoint(argv: list[str], run_dir, step: int, timeout: float = 120) -> int:
+    """Start ``python -m helpers.train`` and SIGKILL it from outside once it has written the
+    checkpoint of ``step`` or a later one; returns the latest complete checkpoint's step."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "helpers.train", *argv, "--output", str(run_dir)],
         env=subprocess_env(),
         cwd=ROOT,
-        timeout=120,
+        stdout=subprocess.DEVNULL,
     )
-    assert killed.returncode == -signal.SIGKILL
-    # Killed after step 5: steps 1-5 are in the log, the latest checkpoint is step 4.
-    assert [step for step, _ in list_checkpoints(resumed)] == [2, 4]
-    assert len(log_rows(resumed)) == 5
+    deadline = time.monotonic() + timeout
+    try:
+        while not (list_checkpoints(run_dir) and list_checkpoints(run_dir)[-1][0] >= step):
+            assert process.poll() is None, (
+                f"the run ended ({process.returncode}) before step {step}"
+            )
+            assert time.monotonic() < deadline, f"no checkpoint of step {step} in {timeout} s"
+            time.sleep(0.002)
+        process.send_signal(signal.SIGKILL)
+    finally:
+        process.kill()
+        process.wait()
+    assert process.returncode == -signal.SIGKILL
+    return list_checkpoints(run_dir)[-1][0]
+
+
+def test_a_killed_run_resumes_bit_identical_to_an_uninterrupted_one(uninterrupted, tmp_path):
+    resumed = tmp_path / "resumed"
+    # Started for far more steps than the reference's 8, so that it is still running when its
+    # checkpoint of step 4 appears (steps may change on --resume: they change nothing before).
+    running = [*RESUME, "--steps", "100000"]
+    latest = kill_after_checkpoint(running, resumed, step=4)
+    assert 4 <= latest < 8, "killed before the reference's last step"
+    # Killed after a checkpoint, often in the middle of the next steps or checkpoint: the log
+    # may hold steps after the latest checkpoint; --resume drops them and does them again.
+    assert len(log_rows(resumed)) >= latest
     main([*RESUME, "--output", str(resumed), "--resume"])
     expected, got = weights(uninterrupted), weights(resumed)
     assert expected.keys() == got.keys()
@@ -196,7 +220,7 @@ def test_a_killed_run_resumes_bit_identical_to_an_uninterrupted_one(uninterrupte
         strict=True,
     ):
         assert torch.equal(a["exp_avg_sq"], b["exp_avg_sq"])
-    # The log holds each step once (steps 5 was redone), with the same numbers.
+    # The log holds each step once (the steps after the checkpoint redone), with the same numbers.
     without_speed = [
         [{k: v for k, v in row.items() if k not in TIMINGS} for row in log_rows(run)]
         for run in (uninterrupted, resumed)
@@ -244,6 +268,11 @@ BAD_INPUT = {
         r"max_tokens_per_step: .* expected at least \d+ tokens per micro-batch, got 6",
     ),
     "resume without a run": (["--resume"], r"resume: expected a run folder with config.json"),
+    "clip norm of zero": (["--clip-norm", "0"], r"clip_norm: expected a number in \(0, inf\)"),
+    "unknown embedding initialisation": (
+        ["--embedding-init", "uniform"],
+        r"embedding_init: expected one of xavier, normal, got 'uniform'",
+    ),
 }
 
 
@@ -368,3 +397,108 @@ def test_a_run_on_the_real_dictionary_translates_and_is_scored(tmp_path, capsys)
     if not torch.cuda.is_available():
         assert real_main([str(output), "--device", "cuda"]) == 2
         assert "device: expected 'cpu' or 'auto'" in capsys.readouterr().err
+
+
+def test_help_gives_every_option_a_sentence_and_its_choices():
+    parser = build_parser()
+    options = [action for action in parser._actions if action.option_strings != ["-h", "--help"]]
+    assert len(options) > 30
+    for action in options:
+        assert action.help and len(action.help.split()) >= 4, action.option_strings
+    text = parser.format_help()
+    for choices in (
+        "--model {tiny,small,base,big}",
+        "--precision {auto,fp32,bf16,fp16}",
+        "--corpus {series,real}",
+        "--device {auto,cpu,cuda}",
+        "--positional {sinusoidal,learned}",
+        "--embedding-init {xavier,normal}",
+        "--task {sentences,frequent_phrases}",
+    ):
+        assert choices in text
+    helps = {action.option_strings[-1]: action.help for action in options}
+    assert helps["--tokens-per-batch"].endswith("(default: 25000)")
+    assert helps["--model"].endswith("(default: small)")
+    # The number of ranks changes the batches: said where the batch size is set, and below.
+    assert (
+        "2 ranks equal 1 process with --max-tokens-per-step at half of it"
+        in helps["--tokens-per-batch"]
+    )
+    assert "to reproduce a run of N ranks in one process" in parser.epilog
+
+
+def test_clipping_bounds_the_gradient_norm_and_returns_the_norm_before():
+    seed_everything(0)
+    config = parse_config([*TINY, "--train-pairs", "40"])
+    data = load_run_data(config)
+    model = build_model(config, data, torch.device("cpu"))
+    src, tgt_input, tgt_output = collate(data.train, list(range(8)), 0, data.tgt_vocab.bos_id)
+    loss = label_smoothing_loss(model(src, tgt_input), tgt_output, 0.1, data.tgt_vocab.pad_id)
+    (loss * 1e4).backward()  # a spike: gradients ten thousand times their size
+    optimizer = torch.optim.Adam(model.parameters())
+    scaler = torch.amp.GradScaler("cpu", enabled=False)
+    before = torch.nn.utils.get_total_norm([p.grad for p in model.parameters()]).item()
+    assert clip_gradients(model, optimizer, scaler, 0.5) == pytest.approx(before)
+    after = torch.nn.utils.get_total_norm([p.grad for p in model.parameters()]).item()
+    assert before > 100 and after <= 0.5 * (1 + 1e-5)
+    assert after == pytest.approx(0.5, rel=1e-4)  # scaled down to the bound, not below
+    assert clip_gradients(model, optimizer, scaler, None) == pytest.approx(after)  # untouched
+
+
+def test_clip_norm_clips_every_step_of_the_command(tmp_path):
+    # Adam divides each update by the gradient's own size, so one clipped step moves the weights
+    # as much as an unclipped one; clipping shows from the second step on, through Adam's moments.
+    runs = {}
+    for name, flags in (("plain", []), ("clipped", ["--clip-norm", "0.05"])):
+        argv = [*TINY, "--steps", "3", "--tokens-per-batch", "300", "--dropout", "0", *flags]
+        runs[name] = main([*argv, "--output", str(tmp_path / name)])
+    plain, clipped = (log_rows(runs[name]) for name in ("plain", "clipped"))
+    assert all(float(row["grad_norm"]) > 0.05 for row in clipped)  # logged before clipping
+    assert [row["grad_norm"] for row in plain][:1] == [row["grad_norm"] for row in clipped][:1]
+    losses = [[float(row["loss"]) for row in run] for run in (plain, clipped)]
+    assert losses[1][:2] == pytest.approx(losses[0][:2], rel=1e-5)  # the first update (above)
+    assert abs(losses[1][2] - losses[0][2]) > 1e-3
+    config = json.loads((runs["clipped"] / "config.json").read_text())["config"]
+    assert config["clip_norm"] == 0.05
+
+
+def test_a_quiet_run_still_says_where_its_checkpoints_are_and_its_last_validation_loss(
+    tmp_path, capsys
+):
+    output = tmp_path / "quiet"
+    main([*TINY, "--steps", "3", "--tokens-per-batch", "300", "--output", str(output)])
+    printed = capsys.readouterr()
+    assert "it/s" not in printed.err and "step/s" not in printed.err  # no progress bar
+    last = log_rows(output)[-1]
+    assert f"validation loss {float(last['valid_loss']):.4f}" in printed.out
+    assert str(output / "checkpoints") in printed.out and "step_00000003" in printed.out
+    assert printed.out.strip() == summary(output)
+
+
+def test_embedding_initialisation_is_an_option_whose_default_is_the_corpus_choice(tmp_path):
+    data = load_run_data(parse_config([*TINY, "--train-pairs", "40"]))
+    spreads = {}
+    for init in (None, "xavier", "normal"):
+        flags = [*TINY, "--train-pairs", "40"] + (["--embedding-init", init] if init else [])
+        config = parse_config(flags)
+        model = build_model(config, data, torch.device("cpu"))
+        spreads[init] = model.encoder.embedding.embedding.weight.std().item()
+        assert config.to_dict()["embedding_init"] == (init or "xavier")  # recorded explicitly
+    # tiny: d_model=32, N(0, 1/32) has std 0.18; Xavier's depends on the vocabulary's size.
+    assert spreads[None] == spreads["xavier"] < 0.13
+    assert 0.15 < spreads["normal"] < 0.2
+    assert TrainConfig(corpus="real").embedding_init_used == "normal"
+    assert TrainConfig(corpus="real", embedding_init="xavier").embedding_init_used == "xavier"
+
+
+def test_compile_without_a_cpu_compiler_fails_before_training(monkeypatch, tmp_path):
+    from torch._inductor import cpp_builder
+
+    def no_compiler():
+        raise RuntimeError("Failed to find a working C++ compiler. Tried: ('g++',)")
+
+    monkeypatch.setattr(cpp_builder, "get_cpp_compiler", no_compiler)
+    output = tmp_path / "run"
+    with pytest.raises(ValueError, match=r"^compile: expected a C\+\+ compiler on a CPU .* g\+\+"):
+        main([*TINY, "--steps", "2", "--device", "cpu", "--compile", "--output", str(output)])
+    assert not output.exists()

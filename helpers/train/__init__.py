@@ -6,7 +6,8 @@ Hand-written; built only on the public functions of ``helpers.pipeline`` and ``h
 - ``data``: the corpus of a run and its length-bucketed batches shared out between ranks;
 - ``distributed``: ranks, devices and the process group (gloo on CPUs, nccl on GPUs);
 - ``checkpoints``: save every K steps, resume from the latest, average the last n;
-- ``loop``: the training loop (DDP, gradient accumulation, mixed precision, CSV log);
+- ``loop``: the training loop (DDP, gradient accumulation, mixed precision, gradient clipping,
+  torch.compile, CSV log);
 - ``ablations``: ``make ablations``, the rows of the paper's Table 3 a CPU can afford.
 
 Usage::

@@ -3,7 +3,8 @@
 A run folder holds::
 
     config.json                 the TrainConfig and how a step is split (checked by --resume)
-    log.csv                     step, loss, learning rate, tokens/s, validation loss
+    log.csv                     step, loss, learning rate, gradient norm, tokens/s, validation
+                                loss, training seconds
     checkpoints/step_00000100/  weights.pt + checkpoint.json (``save_checkpoint``'s format, so
                                 ``helpers.load_checkpoint`` reads it), training_state.pt
                                 (optimizer, scheduler, gradient scaler, data position) and
@@ -60,11 +61,9 @@ def list_checkpoints(run_dir: Path) -> list[tuple[int, Path]]:
 def load_model_and_vocabs(
     directory: Path, device: torch.device | str = "cpu"
 ) -> tuple[Transformer, Vocab, Vocab]:
-    """(model, src_vocab, tgt_vocab) through ``load_checkpoint``, whatever container it returns."""
-    loaded = load_checkpoint(directory, device)
-    if isinstance(loaded, tuple):  # a plain or named tuple: model, vocabularies first
-        return loaded[0], loaded[1], loaded[2]
-    return loaded.model, loaded.src_vocab, loaded.tgt_vocab
+    """(model, src_vocab, tgt_vocab) of a checkpoint folder (``load_checkpoint`` less its metadata)."""
+    model, src_vocab, tgt_vocab, _ = load_checkpoint(directory, device)
+    return model, src_vocab, tgt_vocab
 
 
 def rng_state() -> dict:

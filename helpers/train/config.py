@@ -16,6 +16,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
+from helpers.checks import check_number, fail
 from helpers.language import tr
 from helpers.model.transformer import TransformerConfig
 
@@ -30,10 +31,16 @@ MODEL_SIZES: dict[str, dict[str, int | float]] = {
 CORPORA = ("series", "real")
 PRECISIONS = ("auto", "fp32", "bf16", "fp16")
 DEVICES = ("auto", "cpu", "cuda")
+POSITIONAL = ("sinusoidal", "learned")
+EMBEDDING_INITS = ("xavier", "normal")
+# The embedding initialisation a corpus gets when --embedding-init is not given (see
+# helpers.train.loop.init_embeddings_): Xavier's spread shrinks with the vocabulary, so the real
+# corpus's 8,000 shared BPE pieces start from N(0, 1/d_model) instead.
+CORPUS_EMBEDDING_INIT = {"series": "xavier", "real": "normal"}
 
 # Fields that may change between a run and its --resume: they do not change what is computed.
 CHANGEABLE_ON_RESUME = frozenset(
-    {"steps", "eval_every", "checkpoint_every", "output", "resume", "stop_after", "progress"}
+    {"steps", "eval_every", "checkpoint_every", "output", "resume", "progress"}
 )
 
 
@@ -45,7 +52,11 @@ class TrainConfig:
     step over all ranks; the paper's batches held about 25,000 source and 25,000 target tokens.
     max_tokens_per_step: the most one device computes at once; when tokens_per_batch / ranks is
     larger, the step is split into micro-batches whose gradients are accumulated.
-    stop_after: kill the process (SIGKILL) after this step, to test --resume.
+    clip_norm: scale the step's gradients down whenever their global L2 norm exceeds it (None:
+    no clipping; notebook 11's loop takes the same option).
+    embedding_init: "xavier" (the model's own initialisation) or "normal" (N(0, 1/d_model));
+    None: the corpus's choice, CORPUS_EMBEDDING_INIT.
+    compile: run the model through torch.compile.
     train_pairs, valid_pairs: use only the first pairs of a split (tests, quick runs).
     task, train_kinds, bpe_vocab_size: for corpus "real" (notebook 15, the installed
     German-English dictionary): the held-out pairs it is validated on
@@ -64,6 +75,7 @@ class TrainConfig:
     warmup_steps: int = 4_000
     lr_factor: float = 1.0
     label_smoothing: float = 0.1
+    clip_norm: float | None = None
     dropout: float | None = None
     n_layers: int | None = None
     d_model: int | None = None
@@ -72,6 +84,7 @@ class TrainConfig:
     d_k: int | None = None
     d_v: int | None = None
     positional: str = "sinusoidal"
+    embedding_init: str | None = None
     max_len: int = 256
     eval_every: int = 1_000
     checkpoint_every: int = 1_000
@@ -81,7 +94,7 @@ class TrainConfig:
     device: str = "auto"
     train_pairs: int | None = None
     valid_pairs: int | None = None
-    stop_after: int | None = None
+    compile: bool = False
     resume: bool = False
     progress: bool = True
 
@@ -92,11 +105,12 @@ class TrainConfig:
             "corpus": CORPORA,
             "precision": PRECISIONS,
             "device": DEVICES,
-            "positional": ("sinusoidal", "learned"),
+            "positional": POSITIONAL,
+            "embedding_init": EMBEDDING_INITS,
         }
         for name, allowed in choices.items():
             value = getattr(self, name)
-            if value not in allowed:
+            if value not in allowed and not (name == "embedding_init" and value is None):
                 raise ValueError(
                     tr("{name}: expected one of {allowed}, got {value!r}").format(
                         name=name, allowed=", ".join(allowed), value=value
@@ -114,7 +128,7 @@ class TrainConfig:
         positive = ["tokens_per_batch", "steps", "warmup_steps", "max_len", "eval_every"]
         positive += ["checkpoint_every", "bpe_vocab_size"]
         optional_positive = ["max_tokens_per_step", "n_layers", "d_model", "d_ff", "n_heads"]
-        optional_positive += ["d_k", "d_v", "train_pairs", "valid_pairs", "stop_after"]
+        optional_positive += ["d_k", "d_v", "train_pairs", "valid_pairs"]
         for name in positive + optional_positive:
             value = getattr(self, name)
             if value is None and name in optional_positive:
@@ -146,8 +160,26 @@ class TrainConfig:
                     )
                 )
 
+        check_number("clip_norm", self.clip_norm, low=0, low_open=True, allow_none=True)
+        for name in ("compile", "resume", "progress"):
+            if not isinstance(getattr(self, name), bool):
+                fail(
+                    "{name}: expected true or false, got {value!r}",
+                    name=name,
+                    value=getattr(self, name),
+                )
+
+    @property
+    def embedding_init_used(self) -> str:
+        """The embedding initialisation of this run: ``embedding_init``, else the corpus's."""
+        return self.embedding_init or CORPUS_EMBEDDING_INIT[self.corpus]
+
     def to_dict(self) -> dict:
-        return dataclasses.asdict(self)
+        """The fields, with the embedding initialisation the run uses written out."""
+        values = dataclasses.asdict(self)
+        if self.corpus in CORPUS_EMBEDDING_INIT:
+            values["embedding_init"] = self.embedding_init_used
+        return values
 
     def model_config(
         self, src_vocab_size: int, tgt_vocab_size: int, pad_id: int
@@ -180,13 +212,19 @@ def _optional_int(text: str) -> int | None:
     return None if text.lower() == "none" else int(text)
 
 
+def _optional_float(text: str) -> float | None:
+    return None if text.lower() == "none" else float(text)
+
+
 def _flag_type(field: dataclasses.Field):
     annotation = str(field.type)
     if annotation == "int":
         return int
     if annotation == "int | None":
         return _optional_int
-    if annotation.startswith("float"):
+    if annotation == "float | None":
+        return _optional_float
+    if annotation == "float":
         return float
     return str
 
@@ -220,32 +258,114 @@ def read_config_file(path: Path) -> dict:
     return values
 
 
+# One sentence per flag of ``python -m helpers.train --help`` (argparse formats them with %, so
+# none holds a bare percent sign). The flags with a fixed set of values show it as their metavar.
+FLAG_HELP: dict[str, str] = {
+    "model": "the model size: tiny (tests), small (the shipped model, N=3, d_model=128), base or "
+    "big (the paper's Table 3)",
+    "corpus": "series: the generated corpus of the notebooks; real: notebook 15's German-English "
+    "dictionary in BPE pieces (needs the dictionary installed)",
+    "task": "corpus real: the held-out pairs the run is validated on",
+    "train_kinds": "corpus real: the kinds of training pair to learn from, comma-separated among "
+    "sentence, phrase, word",
+    "bpe_vocab_size": "corpus real: the size of the BPE vocabulary shared by both languages",
+    "tokens_per_batch": "padded tokens per side of one optimizer step, over all ranks (the paper: "
+    "about 25,000). The step is made of micro-batches of tokens_per_batch / (ranks x "
+    "accumulation) tokens, so the number of ranks changes the batches: 2 ranks equal 1 process "
+    "with --max-tokens-per-step at half of it, not 1 process with the same --tokens-per-batch",
+    "max_tokens_per_step": "the most tokens one device computes at once; a larger share is split "
+    "into micro-batches whose gradients are accumulated (none: no limit)",
+    "steps": "optimizer steps to train for (a resumed run may raise it)",
+    "warmup_steps": "steps of linear learning-rate warm-up before the inverse square-root decay "
+    "(paper section 5.3)",
+    "lr_factor": "multiplies the whole learning-rate schedule (the paper: 1)",
+    "label_smoothing": "epsilon of the label-smoothed cross-entropy, in [0, 1)",
+    "clip_norm": "clip the gradients of each step to this global L2 norm (none: no clipping)",
+    "dropout": "dropout probability, in [0, 1) (none: the model size's)",
+    "n_layers": "encoder and decoder layers, N (none: the model size's)",
+    "d_model": "width of the model (none: the model size's)",
+    "d_ff": "width of the feed-forward layers (none: the model size's)",
+    "n_heads": "attention heads, h (none: the model size's)",
+    "d_k": "width of each head's queries and keys (none: d_model / n_heads)",
+    "d_v": "width of each head's values (none: d_model / n_heads)",
+    "positional": "sinusoidal encodings (the paper) or a learned table (Table 3 row E)",
+    "embedding_init": "xavier: the model's own initialisation; normal: embeddings drawn from "
+    "N(0, 1/d_model) (none: normal for --corpus real, xavier for --corpus series)",
+    "max_len": "size of the positional table; corpus real also drops longer training pairs",
+    "eval_every": "compute the validation loss every this many steps (and at the last)",
+    "checkpoint_every": "write a checkpoint every this many steps (and at the last); a resumed "
+    "run loses at most this many",
+    "output": "the run folder: config.json, log.csv, checkpoints/",
+    "seed": "seed of the weights, the batch order and the dropout masks",
+    "precision": "auto: fp32 on a CPU, bf16 autocast on a GPU that has it, else fp16 with a "
+    "gradient scaler",
+    "device": "auto: a CUDA GPU when there is one, else the CPU",
+    "train_pairs": "train on the first pairs of the training split only (none: all)",
+    "valid_pairs": "validate on the first pairs of the validation split only (none: all)",
+}
+
+
+def _flag_metavars() -> dict[str, str]:
+    from helpers.data.dictionary import TASKS
+
+    choices = {
+        "model": tuple(MODEL_SIZES),
+        "corpus": CORPORA,
+        "task": tuple(TASKS),
+        "positional": POSITIONAL,
+        "embedding_init": EMBEDDING_INITS,
+        "precision": PRECISIONS,
+        "device": DEVICES,
+    }
+    return {name: "{" + ",".join(values) + "}" for name, values in choices.items()}
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m helpers.train",
         description="Train a Transformer on one CPU, one GPU or many (through torchrun). "
         "Subcommand: `python -m helpers.train average RUN_DIR --last 5`.",
+        epilog="Ranks: torchrun --nproc_per_node=N starts N ranks, and a step's micro-batches are "
+        "shared out between them, so N changes the micro-batch size and with it the batches: "
+        "to reproduce a run of N ranks in one process, keep --tokens-per-batch and set "
+        "--max-tokens-per-step to tokens_per_batch / N.",
     )
-    parser.add_argument("--config", type=Path, help="a JSON or TOML file of the fields below")
+    parser.add_argument(
+        "--config", type=Path, help="a JSON or TOML file of the fields below (underscores)"
+    )
     defaults = TrainConfig()
+    metavars = _flag_metavars()
     for field in dataclasses.fields(TrainConfig):
-        flag = "--" + field.name.replace("_", "-")
         if field.type == "bool":
             continue
+        default = getattr(defaults, field.name)  # None: the sentence says what none means
         parser.add_argument(
-            flag,
+            "--" + field.name.replace("_", "-"),
             type=_flag_type(field),
             default=None,
-            help=f"(default: {getattr(defaults, field.name)})",
+            metavar=metavars.get(field.name),
+            help=FLAG_HELP[field.name] + ("" if default is None else f" (default: {default})"),
         )
+    parser.add_argument(
+        "--compile",
+        action="store_true",
+        default=None,
+        help="compile the model with torch.compile (off by default): the first steps of each "
+        "batch shape compile, which takes minutes on a CPU (it needs a C++ compiler there), and "
+        "the dropout masks differ from an uncompiled run's",
+    )
     parser.add_argument(
         "--resume",
         action="store_true",
         default=None,
-        help="continue the latest checkpoint of --output",
+        help="continue the latest checkpoint of --output (same flags as the run)",
     )
     parser.add_argument(
-        "--no-progress", dest="progress", action="store_false", default=None, help="no progress bar"
+        "--no-progress",
+        dest="progress",
+        action="store_false",
+        default=None,
+        help="no progress bar (the final summary is still printed)",
     )
     return parser
 
