@@ -19,8 +19,9 @@ CHECKPOINTS_DIR = ROOT / "checkpoints"
 DOCS_DIR = ROOT / "docs"
 BUILD_DIR = ROOT / "build"
 # The font of the Chinese edition's figures and website pages (SIL Open Font License), carried
-# with the package so that no system font is needed.
+# with the package so that no system font is needed: regular, and bold for bold labels.
 CHINESE_FONT_FILE = PACKAGE_DIR / "display" / "fonts" / "NotoSansSC-Regular.otf"
+CHINESE_BOLD_FONT_FILE = PACKAGE_DIR / "display" / "fonts" / "NotoSansSC-Bold.ttf"
 
 # A lesson of the series: two digits, an underscore, a lowercase name (``03_scaled_..._attention``).
 LESSON_NAME = re.compile(r"^(?P<number>\d\d)_[a-z0-9_]+$")

@@ -14,7 +14,7 @@ import sys
 import textwrap
 
 from helpers.display.setup import CHINESE_FONT
-from helpers.paths import CHINESE_FONT_FILE, ROOT
+from helpers.paths import CHINESE_BOLD_FONT_FILE, CHINESE_FONT_FILE, ROOT
 
 DRAW_ON_A_BARE_MACHINE = textwrap.dedent(
     """
@@ -36,7 +36,7 @@ DRAW_ON_A_BARE_MACHINE = textwrap.dedent(
         warnings.simplefilter("always")
         figure, axes = plt.subplots(1, 2)
         axes[0].plot([-1, 0, 1], [0, 1, 0], label="训练损失")
-        axes[0].set_title("注意力权重 −1")
+        axes[0].set_title("注意力权重 −1", fontweight="bold")
         axes[0].set_xlabel("位置")
         axes[0].legend()
         import numpy as np
@@ -48,6 +48,8 @@ DRAW_ON_A_BARE_MACHINE = textwrap.dedent(
     print(json.dumps({
         "warnings": [str(w.message) for w in caught],
         "fonts": sorted({font_manager.findfont(t.get_fontproperties()) for t in chinese}),
+        "bold": sorted({font_manager.findfont(t.get_fontproperties()) for t in chinese
+                        if t.get_fontweight() == "bold"}),
         "chinese_texts": len(chinese),
     }))
     """
@@ -64,14 +66,16 @@ def draw(language: str, tmp_path) -> dict:
         timeout=120,
     )
     assert result.returncode == 0, result.stderr
-    return json.loads(result.stdout.strip().splitlines()[-1])
+    return {**json.loads(result.stdout.strip().splitlines()[-1]), "stderr": result.stderr}
 
 
 def test_chinese_figures_use_the_carried_font_without_a_missing_glyph(tmp_path):
     drawn = draw("zh", tmp_path)
     assert drawn["chinese_texts"] >= 6  # title, axis label, legend, heatmap title and ticks
-    assert drawn["fonts"] == [str(CHINESE_FONT_FILE)]
+    assert drawn["fonts"] == sorted([str(CHINESE_FONT_FILE), str(CHINESE_BOLD_FONT_FILE)])
+    assert drawn["bold"] == [str(CHINESE_BOLD_FONT_FILE)]  # a bold title gets the bold face
     assert not [w for w in drawn["warnings"] if "Glyph" in w], drawn["warnings"]
+    assert "findfont" not in drawn["stderr"], drawn["stderr"]  # no weight or family fell back
     assert (tmp_path / "figure.png").stat().st_size > 0
 
 
@@ -85,8 +89,11 @@ def test_without_the_carried_font_the_same_figure_misses_its_glyphs(tmp_path):
 def test_the_font_is_noto_sans_sc_under_its_licence_and_small_enough():
     from matplotlib import font_manager
 
-    assert font_manager.FontProperties(fname=CHINESE_FONT_FILE).get_name() == CHINESE_FONT
     licence = (CHINESE_FONT_FILE.parent / "OFL.txt").read_text(encoding="utf-8")
     assert "SIL Open Font License" in licence
-    assert hashlib.sha256(CHINESE_FONT_FILE.read_bytes()).hexdigest() in licence
-    assert CHINESE_FONT_FILE.stat().st_size < 20 * 2**20
+    for path, weight in ((CHINESE_FONT_FILE, 400), (CHINESE_BOLD_FONT_FILE, 700)):
+        font = font_manager.ttfFontProperty(font_manager.get_font(path))
+        assert (font.name, font.weight) == (CHINESE_FONT, weight)
+        assert hashlib.sha256(path.read_bytes()).hexdigest() in licence
+    size = CHINESE_FONT_FILE.stat().st_size + CHINESE_BOLD_FONT_FILE.stat().st_size
+    assert size < 20 * 2**20

@@ -23,7 +23,7 @@ import torch
 
 from helpers.display.shapes import pad
 from helpers.language import set_language, tr
-from helpers.paths import CHINESE_FONT_FILE, ROOT, require
+from helpers.paths import CHINESE_BOLD_FONT_FILE, CHINESE_FONT_FILE, ROOT, require
 
 DEVICE_ENV_VAR = "TRANSFORMER_DEVICE"
 
@@ -87,19 +87,22 @@ def setup_notebook(
     return pick_device(device)
 
 
-# The Chinese edition's figures are drawn with Noto Sans SC (SIL Open Font License), which the
-# repository carries beside this module (fonts/, with its licence): no system font is needed, and
-# every machine draws the same glyphs. matplotlib's own DejaVu Sans follows for anything else.
+# The Chinese edition's figures are drawn with Noto Sans SC (SIL Open Font License), regular and
+# bold, which the repository carries beside this module (fonts/, with its licence): no system font
+# is needed, and every machine draws the same glyphs. matplotlib's DejaVu Sans follows for the rest.
 CHINESE_FONT = "Noto Sans SC"
 
 
 def use_chinese_font() -> str:
-    """Register the carried Chinese font with matplotlib (once) and return its family name."""
+    """Register the carried Chinese font (regular and bold) with matplotlib, once, and return
+    its family name."""
     from matplotlib import font_manager
 
-    if not any(font.fname == str(CHINESE_FONT_FILE) for font in font_manager.fontManager.ttflist):
-        font = require(CHINESE_FONT_FILE, tr("the Chinese font of the figures"))
-        font_manager.fontManager.addfont(str(font))
+    known = {font.fname for font in font_manager.fontManager.ttflist}
+    for path in (CHINESE_FONT_FILE, CHINESE_BOLD_FONT_FILE):
+        if str(path) not in known:
+            font = require(path, tr("the Chinese font of the figures"))
+            font_manager.fontManager.addfont(str(font))
     return CHINESE_FONT
 
 
