@@ -168,3 +168,20 @@ def test_heatmap_grid_draws_one_panel_per_layer_and_head():
     assert np.allclose(last, data[1, 2].numpy())
     with pytest.raises(ValueError, match="y_labels"):
         plot_heatmap_grid(data, y_labels=["a"])
+
+
+def test_format_matrix_labels_rows_and_columns():
+    from helpers.display.shapes import format_matrix
+
+    text = format_matrix(torch.tensor([[0.25, 0.75], [1.0, 0.0]]), ["a", "b"], ["x", "y"], ".3f")
+    assert text.splitlines() == [
+        "query \\ key  x      y",
+        "-----------  -----  -----",
+        "a            0.250  0.750",
+        "b            1.000  0.000",
+    ]
+    assert (
+        format_matrix(torch.tensor([[-1.0]]), ["q"], ["k"]).splitlines()[-1] == "q            -1.00"
+    )
+    with pytest.raises(ValueError, match=r"matrix: expected shape \(2, 2\)"):
+        format_matrix(torch.zeros(2, 3), ["a", "b"], ["x", "y"])
