@@ -15,7 +15,7 @@ the model trust their callers and do not repeat these checks.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from helpers.language import tr
@@ -202,3 +202,35 @@ def check_slope_points(ns: Any, values: Any) -> None:
         )
     if min(ns) <= 0 or min(values) <= 0:
         fail("ns, values: expected positive numbers (their logarithms are fitted)")
+
+
+# --- Notebook 01 (helpers.text.vocab): vocabularies and padded batches -------------------------
+
+
+def check_vocab_token(token: Any) -> None:
+    """A vocabulary token is a non-empty str without spaces (split() could never produce one)."""
+    if not isinstance(token, str) or not token or token.split() != [token]:
+        fail("tokens: expected non-empty strings without spaces, got {token!r}", token=token)
+
+
+def check_vocab_ids(ids: list[Any], size: int) -> None:
+    """Every id is an int in [0, size): a larger one is a bug upstream (e.g. a too-wide output)."""
+    for index in ids:
+        if not isinstance(index, int) or not 0 <= index < size:
+            fail("ids: expected ints in [0, {size}), got {index!r}", size=size, index=index)
+
+
+def check_vocab_list(tokens: Sequence[str], specials: Sequence[str]) -> None:
+    """A saved vocabulary (``Vocab.to_list``) starts with the special tokens, in their order."""
+    if list(tokens[: len(specials)]) != list(specials):
+        fail(
+            "tokens: expected to start with {specials}, got {got}",
+            specials=tuple(specials),
+            got=list(tokens[: len(specials)]),
+        )
+
+
+def check_sequences(sequences: Sequence[Any]) -> None:
+    """A batch to pad holds at least one sequence."""
+    if not sequences:
+        fail("sequences: expected at least one sequence, got none")

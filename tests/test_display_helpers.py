@@ -2,6 +2,7 @@
 
 import random
 
+import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 import torch
@@ -168,3 +169,42 @@ def test_heatmap_grid_draws_one_panel_per_layer_and_head():
     assert np.allclose(last, data[1, 2].numpy())
     with pytest.raises(ValueError, match="y_labels"):
         plot_heatmap_grid(data, y_labels=["a"])
+
+
+def test_format_matrix_labels_rows_and_columns():
+    from helpers.display.shapes import format_matrix
+
+    text = format_matrix(torch.tensor([[0.25, 0.75], [1.0, 0.0]]), ["a", "b"], ["x", "y"], ".3f")
+    assert text.splitlines() == [
+        "query \\ key  x      y",
+        "-----------  -----  -----",
+        "a            0.250  0.750",
+        "b            1.000  0.000",
+    ]
+    assert (
+        format_matrix(torch.tensor([[-1.0]]), ["q"], ["k"]).splitlines()[-1] == "q            -1.00"
+    )
+    with pytest.raises(ValueError, match=r"matrix: expected shape \(2, 2\)"):
+        format_matrix(torch.zeros(2, 3), ["a", "b"], ["x", "y"])
+
+
+def test_plot_mask_hatches_every_hidden_cell_and_names_both_colours():
+    from matplotlib.patches import Rectangle
+
+    from helpers.display.plots import plot_mask, plot_mask_and_weights
+
+    mask = torch.ones(4, 4, dtype=torch.bool).tril()
+    fig = plot_mask(mask, list("abcd"), list("abcd"), title="look-ahead")
+    ax = fig.axes[0]
+    hatched = [p for p in ax.patches if isinstance(p, Rectangle) and p.get_hatch() == "///"]
+    assert sorted((int(p.get_y()), int(p.get_x())) for p in hatched) == [
+        (i, j) for i in range(4) for j in range(4) if j > i
+    ]
+    assert all(spine.get_visible() for spine in ax.spines.values())
+    labels = [text.get_text() for text in ax.get_legend().get_texts()]
+    assert labels == ["may attend (True)", "hidden (False)"]
+    assert ax.get_xlabel() == "key" and ax.get_ylabel() == "query"
+    plt.close(fig)
+    fig = plot_mask_and_weights(mask, torch.eye(4), list("abcd"), list("abcd"), "both")
+    assert [a.get_title() for a in fig.axes[:2]] == ["mask", "attention weights"]
+    plt.close(fig)

@@ -117,32 +117,45 @@ def test_odd_d_model_works_end_to_end():
         (lambda: sinusoidal_table(0, 8), "max_len: expected a positive int, got 0"),
         (lambda: sinusoidal_table(10, 0), "d_model: expected a positive int, got 0"),
         (lambda: sinusoidal_table(10, 8.0), "d_model: expected a positive int, got 8.0"),
-        (
-            lambda: PositionalEncoding(8, max_len=4)(torch.zeros(1, 5, 8)),
-            "x: positions 0..4 go past max_len=4; build the model with a larger max_len",
-        ),
-        (
-            lambda: PositionalEncoding(8, max_len=4)(torch.zeros(1, 2, 8), start=3),
-            "x: positions 3..4 go past max_len=4; build the model with a larger max_len",
-        ),
-        (
-            lambda: PositionalEncoding(8, max_len=4)(torch.zeros(1, 2, 8), start=-1),
-            "start: expected a non-negative position, got -1",
-        ),
-        (
-            lambda: PositionalEncoding(8, max_len=4)(torch.zeros(1, 2, 6)),
-            "x: expected embeddings (batch, seq_len, d_model=8), got shape (1, 2, 6)",
-        ),
-        (
-            lambda: PositionalEncoding(8, max_len=8)(torch.zeros(2, 8, dtype=torch.long)),
-            "x: expected embeddings (batch, seq_len, d_model=8), got shape (2, 8)",
-        ),
     ],
 )
 def test_bad_input_raises_value_error_naming_the_argument_and_value(build, message):
     with pytest.raises(ValueError) as error:
         build()
     assert str(error.value) == message
+
+
+# PositionalEncoding is an inner layer: the model's entry points refuse ids longer than max_len
+# (tests/test_transformer.py); inside, the layer asserts what must hold.
+@pytest.mark.parametrize(
+    ("build", "words"),
+    [
+        (lambda: PositionalEncoding(8, max_len=4)(torch.zeros(1, 5, 8)), "past max_len"),
+        (lambda: PositionalEncoding(8, max_len=4)(torch.zeros(1, 2, 8), start=3), "past max_len"),
+        (lambda: PositionalEncoding(8, max_len=4)(torch.zeros(1, 2, 8), start=-1), "past max_len"),
+        (lambda: PositionalEncoding(8, max_len=4)(torch.zeros(1, 2, 6)), "expected embeddings"),
+        (
+            lambda: PositionalEncoding(8, max_len=8)(torch.zeros(2, 8, dtype=torch.long)),
+            "expected embeddings",
+        ),
+    ],
+)
+def test_impossible_input_fails_an_assert(build, words):
+    with pytest.raises(AssertionError, match=words):
+        build()
+
+
+@pytest.mark.parametrize("which", ["src", "tgt"])
+def test_the_model_refuses_ids_longer_than_its_positional_table(which):
+    # What PositionalEncoding refused with a ValueError before, the model's entry point now does.
+    from helpers.model.transformer import Transformer, TransformerConfig
+
+    config = TransformerConfig(7, 7, d_model=8, n_heads=2, d_ff=16, n_layers=1, max_len=4)
+    model = Transformer(config)
+    ids = {"src": torch.ones(1, 3, dtype=torch.long), "tgt": torch.ones(1, 3, dtype=torch.long)}
+    ids[which] = torch.ones(1, 5, dtype=torch.long)
+    with pytest.raises(ValueError, match=f"^{which}: .*max_len=4"):
+        model(ids["src"], ids["tgt"])
 
 
 # Exercise checks: the solution passes, an unfinished (None) or wrong answer fails with a message,

@@ -76,6 +76,33 @@ def test_matches_the_feed_forward_path_of_nn_transformer_encoder_layer(ffn, x):
 
 
 @torch.no_grad()
+def test_matches_the_layers_own_forward_reduced_to_its_feed_forward_path(ffn, x):
+    # Notebook 06's check: nn.TransformerEncoderLayer.forward itself, in Pre-LN, attention output
+    # zeroed and nothing around the feed-forward path, computes x + FFN(x) with the same dropout.
+    layer = nn.TransformerEncoderLayer(D_MODEL, 2, D_FF, 0.3, batch_first=True, norm_first=True)
+    layer.linear1.load_state_dict(ffn.linear1.state_dict())
+    layer.linear2.load_state_dict(ffn.linear2.state_dict())
+    layer.self_attn.out_proj.weight.zero_()
+    layer.self_attn.out_proj.bias.zero_()
+    layer.self_attn.dropout = 0.0
+    layer.dropout1 = layer.dropout2 = layer.norm2 = nn.Identity()
+    ours = PositionwiseFeedForward(D_MODEL, D_FF, dropout=0.3)
+    ours.load_state_dict(ffn.state_dict())
+    ours.train()
+    layer.train()
+    torch.manual_seed(5)
+    mine = x + ours(x)
+    torch.manual_seed(5)
+    assert torch.equal(mine, layer(x))
+    moved = PositionwiseFeedForward(D_MODEL, D_FF, dropout=0.3)  # dropout after linear2 instead
+    moved.load_state_dict(ffn.state_dict())
+    torch.manual_seed(5)
+    wrong = x + moved.dropout(moved.linear2(torch.relu(moved.linear1(x))))
+    torch.manual_seed(5)
+    assert not torch.equal(wrong, layer(x))
+
+
+@torch.no_grad()
 def test_permuting_positions_commutes(ffn, x):
     permutation = torch.tensor([3, 0, 5, 1, 4, 2])
     assert close(ffn(x[:, permutation]), ffn(x)[:, permutation], 1e-6)
@@ -135,8 +162,9 @@ def test_the_smallest_sizes_are_allowed():
     assert PositionwiseFeedForward(1, 1)(torch.zeros(1, 2, 1)).shape == (1, 2, 1)
 
 
-def test_bad_input_raises(ffn):
-    with pytest.raises(ValueError, match="x: expected last dimension d_model=8"):
+def test_an_input_of_another_width_fails_inside_the_linear_layer(ffn):
+    # An inner layer: no check of its own; nn.Linear refuses the wrong width.
+    with pytest.raises(RuntimeError):
         ffn(torch.randn(2, 6, 5))
 
 

@@ -396,16 +396,13 @@ def test_the_memory_cache_knows_the_memory_length():
     assert cache.length == 7
 
 
-def test_attention_shape_errors_say_what_was_expected():
+def test_attention_shape_errors_fail_an_assert():
+    # scaled_dot_product_attention is an inner function (notebook 03): it asserts its shapes.
     query, key = torch.randn(2, 4, 6), torch.randn(2, 5, 6)
-    with pytest.raises(ValueError) as error:
+    with pytest.raises(AssertionError):
         scaled_dot_product_attention(query, torch.randn(2, 5, 3), torch.randn(2, 5, 6))
-    assert (
-        str(error.value) == "key: expected the last dimension d_k=6 of query, got shape (2, 5, 3)"
-    )
-    with pytest.raises(ValueError) as error:
+    with pytest.raises(AssertionError):
         scaled_dot_product_attention(query, key, torch.randn(2, 4, 6))
-    assert str(error.value) == "value: expected len_k=5 rows like key, got shape (2, 4, 6)"
 
 
 # ---------------------------------------------------------------- beams sharing one memory row

@@ -14,7 +14,9 @@ from collections.abc import Sequence
 import matplotlib.pyplot as plt
 import numpy as np
 import torch
+from matplotlib.colors import ListedColormap
 from matplotlib.figure import Figure
+from matplotlib.patches import Patch, Rectangle
 
 from helpers.language import tr
 
@@ -204,4 +206,61 @@ def plot_heatmap_grid(
         wspace=0.15,
         hspace=0.2,
     )
+    return fig
+
+
+MASK_VISIBLE_COLOUR = "#2b5d8c"  # a cell the query may attend to
+MASK_HIDDEN_COLOUR = "#e4e4e4"  # a hidden cell: light grey, hatched, so it never reads as empty
+
+
+def plot_mask(
+    mask: ArrayLike,
+    x_labels: Sequence[str] | None = None,
+    y_labels: Sequence[str] | None = None,
+    title: str = "",
+    ax: plt.Axes | None = None,
+) -> Figure:
+    """Draw a boolean attention mask (True = may attend): queries down the side, keys along the
+    bottom, visible cells filled, hidden cells grey and hatched, a frame and a legend below.
+
+    mask: (len_q, len_k). Returns the figure.
+    """
+    values = _to_numpy(mask, "mask", ndim=2).astype(float)
+    xticks = _check_labels(x_labels, values.shape[1], "x_labels")
+    yticks = _check_labels(y_labels, values.shape[0], "y_labels")
+    if ax is None:
+        fig, ax = plt.subplots(figsize=(4.5, 4.0))
+    else:
+        fig = ax.figure
+    colours = ListedColormap([MASK_HIDDEN_COLOUR, MASK_VISIBLE_COLOUR])
+    _draw_cells(ax, values, xticks, yticks, colours, 0.0, 1.0, colorbar=False)
+    for row, column in zip(*np.nonzero(values == 0), strict=True):
+        ax.add_patch(Rectangle((column, row), 1, 1, fill=False, hatch="///", linewidth=0,
+                               edgecolor="#9a9a9a"))  # fmt: skip
+    for spine in ax.spines.values():  # a frame, so that hidden cells at the border keep an edge
+        spine.set_visible(True)
+    handles = [
+        Patch(facecolor=MASK_VISIBLE_COLOUR, label=tr("may attend (True)")),
+        Patch(facecolor=MASK_HIDDEN_COLOUR, hatch="///", edgecolor="#9a9a9a",
+              label=tr("hidden (False)")),
+    ]  # fmt: skip
+    ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=2,
+              frameon=False, fontsize=8)  # fmt: skip
+    ax.set_title(title)
+    ax.set_xlabel(tr("key"))
+    ax.set_ylabel(tr("query"))
+    fig.tight_layout()
+    return fig
+
+
+def plot_mask_and_weights(
+    mask: ArrayLike, weights: ArrayLike, queries: Sequence[str], keys: Sequence[str], title: str
+) -> Figure:
+    """A mask (len_q, len_k) beside the attention weights it produces, with token labels."""
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4.4))
+    plot_mask(mask, keys, queries, title=tr("mask"), ax=axes[0])
+    plot_heatmap(weights, keys, queries, title=tr("attention weights"), xlabel=tr("key"),
+                 ylabel=tr("query"), ax=axes[1], vmin=0.0, vmax=1.0, annotate=True)  # fmt: skip
+    fig.suptitle(title)
+    fig.tight_layout()
     return fig

@@ -64,6 +64,27 @@ def format_table(header: list[str], rows: Iterable[list[str]]) -> str:
     return "\n".join(lines)
 
 
+def format_matrix(
+    matrix: torch.Tensor, rows: list[str], columns: list[str], fmt: str = "+.2f"
+) -> str:
+    """A 2-D tensor as a table: one labelled row per query, one labelled column per key.
+
+    matrix: (len_q, len_k), e.g. attention scores or weights; rows, columns: the token of each
+    query and each key; fmt: the format of every entry (``".3f"`` for weights).
+    """
+    if matrix.dim() != 2 or tuple(matrix.shape) != (len(rows), len(columns)):
+        raise ValueError(
+            tr(
+                "matrix: expected shape ({rows}, {columns}) for the labels given, got {shape}"
+            ).format(rows=len(rows), columns=len(columns), shape=tuple(matrix.shape))
+        )
+    body = [
+        [row, *(format(value, fmt) for value in values)]
+        for row, values in zip(rows, matrix.tolist(), strict=True)
+    ]
+    return format_table([tr("query \\ key"), *columns], body)
+
+
 def shape_table(tensors: Mapping[str, torch.Tensor | tuple[torch.Tensor, str]]) -> str:
     """The table ``show_shapes`` prints: name, shape, dtype and meaning of each tensor.
 

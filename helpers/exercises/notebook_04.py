@@ -24,41 +24,64 @@ def _shape_and_dtype_problem(
     return None
 
 
+# (lengths, max_len): a padded batch, a batch of one without padding, an empty sentence.
+PADDING_CASES = [([5, 2, 3], 6), ([4], 4), ([0, 1], 3)]
+
+
 def check_padding_mask_from_lengths(padding_mask_from_lengths: Callable) -> None:
     """padding_mask_from_lengths(lengths, max_len) -> (batch, 1, 1, max_len), True where j < length."""
-    lengths, max_len = torch.tensor([5, 2, 3]), 6
-    result, problem = call_solution(padding_mask_from_lengths, lengths.clone(), max_len)
-    if problem is None and isinstance(result, torch.Tensor) and result.shape == (3, max_len):
-        problem = tr(
-            "add the axes for heads and queries: shape (batch, 1, 1, max_len), e.g. [:, None, None, :]"
-        )
-    if problem is None:
-        problem = _shape_and_dtype_problem(
-            result, (3, 1, 1, max_len), torch.bool, "(batch, 1, 1, max_len)"
-        )
-    if problem is not None:
-        return verdict(False, "", problem)
-    result = on_cpu(result)
-    expected = (torch.arange(max_len)[None, :] < lengths[:, None])[:, None, None, :]
-    if torch.equal(result, expected):
-        return verdict(
-            True, tr("padding_mask_from_lengths marks exactly the first `length` positions"), ""
-        )
-    if torch.equal(result, ~expected):
-        failure = tr(
-            "inverted: True must mark the real positions (True = may attend), False the padding"
-        )
-    elif torch.equal(
-        result, (torch.arange(max_len)[None, :] <= lengths[:, None])[:, None, None, :]
-    ):
-        failure = tr(
-            "off by one: a sentence of length 2 has real positions 0 and 1, so use <, not <="
-        )
-    else:
-        failure = tr(
-            "for lengths [5, 2, 3] row 1 should be [True, True, False, False, False, False]"
-        )
-    return verdict(False, "", failure)
+    for lengths_list, max_len in PADDING_CASES:
+        lengths, batch = torch.tensor(lengths_list), len(lengths_list)
+        result, problem = call_solution(padding_mask_from_lengths, lengths.clone(), max_len)
+        if (
+            problem is None
+            and isinstance(result, torch.Tensor)
+            and result.shape == (batch, max_len)
+        ):
+            problem = tr(
+                "add the axes for heads and queries: shape (batch, 1, 1, max_len), e.g. [:, None, None, :]"
+            )
+        if problem is None:
+            problem = _shape_and_dtype_problem(
+                result, (batch, 1, 1, max_len), torch.bool, "(batch, 1, 1, max_len)"
+            )
+        if problem is not None:
+            return verdict(False, "", problem)
+        result = on_cpu(result)
+        expected = (torch.arange(max_len)[None, :] < lengths[:, None])[:, None, None, :]
+        if torch.equal(result, expected):
+            continue
+        if torch.equal(result, ~expected):
+            failure = tr(
+                "inverted: True must mark the real positions (True = may attend), False the padding"
+            )
+        elif torch.equal(
+            result, (torch.arange(max_len)[None, :] <= lengths[:, None])[:, None, None, :]
+        ):
+            failure = tr(
+                "off by one: a sentence of length 2 has real positions 0 and 1, so use <, not <="
+            )
+        else:
+            row = next(r for r in range(batch) if not torch.equal(result[r], expected[r]))
+            failure = tr(
+                "for lengths {lengths} and max_len={max_len}, row {row} should be {expected}, "
+                "got {got}"
+            ).format(
+                lengths=lengths_list,
+                max_len=max_len,
+                row=row,
+                expected=expected[row, 0, 0].tolist(),
+                got=result[row, 0, 0].tolist(),
+            )
+        return verdict(False, "", failure)
+    return verdict(
+        True,
+        tr(
+            "padding_mask_from_lengths marks exactly the first `length` positions, for a padded "
+            "batch, a sentence without padding and an empty one"
+        ),
+        "",
+    )
 
 
 def check_to_additive_mask(to_additive_mask: Callable) -> None:
@@ -85,7 +108,8 @@ def check_to_additive_mask(to_additive_mask: Callable) -> None:
                 "with it as with the boolean mask"
             ),
             tr(
-                "the values are right but F.scaled_dot_product_attention disagrees: look at the device"
+                "the values are right, but F.scaled_dot_product_attention gives another output "
+                "with them than with the boolean mask: compare the two masks' shapes"
             ),
         )
     if torch.equal(result, torch.zeros(mask.shape).masked_fill(mask, float("-inf"))):

@@ -6,7 +6,7 @@ import matplotlib.pyplot as plt
 import torch
 from matplotlib.figure import Figure
 
-from helpers.display.plots import plot_heatmap
+from helpers.display.plots import plot_heatmap, plot_mask
 from helpers.display.shapes import display_width, pad
 from helpers.explore.live import Explorer, kind_label
 from helpers.language import tr
@@ -66,7 +66,7 @@ def masks_view(src_len: int, tgt_len: int, src_pad: int, tgt_pad: int, seed: int
 
 def draw_masks(view: dict) -> Figure:
     """Top row: the decoder's padding, look-ahead and combined masks. Bottom: masked weights."""
-    fig, axes = plt.subplots(2, 3, figsize=(13.0, 7.5))
+    fig, axes = plt.subplots(2, 3, figsize=(13.0, 8.0))
     tgt, src = view["tgt_tokens"], view["src_tokens"]
     panels = [
         (view["padding"], tgt, tgt, tr("padding mask (decoder keys)")),
@@ -74,8 +74,7 @@ def draw_masks(view: dict) -> Figure:
         (view["masks"]["decoder self"], tgt, tgt, tr("combined: decoder self")),
     ]
     for ax, (mask, xs, ys, title) in zip(axes[0], panels, strict=True):
-        plot_heatmap(mask.float(), xs, ys, title=title, xlabel=tr("key"), ylabel=tr("query"), ax=ax,
-                     cmap="Greys", vmin=0.0, vmax=1.0, colorbar=False)  # fmt: skip
+        plot_mask(mask, xs, ys, title=title, ax=ax)  # hatched grey = hidden, with a legend
     for ax, kind in zip(axes[1], ("encoder self", "decoder self", "cross"), strict=True):
         keys = src if kind != "decoder self" else tgt
         queries = src if kind == "encoder self" else tgt

@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 import torch
 
-from helpers.language import tr
+from helpers.checks import check_bool_mask
 
 
 def scaled_dot_product_attention(
@@ -25,26 +25,10 @@ def scaled_dot_product_attention(
     gets all-zero weights, never NaN. dropout: applied to the weights (training only).
     Returns output (..., len_q, d_v) and weights (..., len_q, len_k), the weights before dropout.
     """
-    if query.shape[-1] != key.shape[-1]:
-        raise ValueError(
-            tr("key: expected the last dimension d_k={d_k} of query, got shape {shape}").format(
-                d_k=query.shape[-1], shape=tuple(key.shape)
-            )
-        )
-    if key.shape[-2] != value.shape[-2]:
-        raise ValueError(
-            tr("value: expected len_k={len_k} rows like key, got shape {shape}").format(
-                len_k=key.shape[-2], shape=tuple(value.shape)
-            )
-        )
+    assert query.shape[-1] == key.shape[-1] and key.shape[-2] == value.shape[-2], "Q, K, V shapes"
+    check_bool_mask("mask", mask)  # a 0/1 integer mask would be inverted by ~ without a word
     scores = query @ key.transpose(-2, -1) / math.sqrt(query.shape[-1])
     if mask is not None:
-        if mask.dtype != torch.bool:
-            raise ValueError(
-                tr("mask: expected a bool tensor (True = may attend), got dtype {dtype}").format(
-                    dtype=mask.dtype
-                )
-            )
         # The most negative finite value of the dtype: exp() of it is 0, and it cannot overflow
         # in float16 the way -1e9 does.
         scores = scores.masked_fill(~mask, torch.finfo(scores.dtype).min)

@@ -7,7 +7,7 @@ import math
 import torch
 from torch import nn
 
-from helpers.language import tr
+from helpers.checks import check_positive_int
 
 
 class TokenEmbedding(nn.Module):
@@ -29,20 +29,12 @@ def sinusoidal_table(max_len: int, d_model: int) -> torch.Tensor:
 
     Returns (max_len, d_model). An odd d_model gets one more sine column than cosine columns.
     """
-    if not isinstance(max_len, int) or max_len < 1:
-        raise ValueError(
-            tr("max_len: expected a positive int, got {max_len!r}").format(max_len=max_len)
-        )
-    if not isinstance(d_model, int) or d_model < 1:
-        raise ValueError(
-            tr("d_model: expected a positive int, got {d_model!r}").format(d_model=d_model)
-        )
+    check_positive_int("max_len", max_len)
+    check_positive_int("d_model", d_model)
     position = torch.arange(max_len, dtype=torch.float32).unsqueeze(1)
     # 1 / 10000^(2i/d_model) written as exp(-2i * ln(10000) / d_model)
-    inverse_frequency = torch.exp(
-        torch.arange(0, d_model, 2, dtype=torch.float32) * (-math.log(10000.0) / d_model)
-    )
-    angles = position * inverse_frequency  # (max_len, ceil(d_model / 2))
+    two_i = torch.arange(0, d_model, 2, dtype=torch.float32)
+    angles = position * torch.exp(two_i * (-math.log(10000.0) / d_model))  # (max_len, ceil(d/2))
     table = torch.zeros(max_len, d_model)
     table[:, 0::2] = torch.sin(angles)
     table[:, 1::2] = torch.cos(angles[:, : d_model // 2])  # an odd d_model has one cos fewer
@@ -52,17 +44,12 @@ def sinusoidal_table(max_len: int, d_model: int) -> torch.Tensor:
 class PositionalEncoding(nn.Module):
     """Add the sinusoidal table to token embeddings, then dropout (paper §3.5 and §5.4).
 
-    The table is a buffer, not a parameter: it moves with ``.to(device)`` but is never trained.
-    It is not saved in the state dict either (``persistent=False``): it is a function of
-    (max_len, d_model), so a checkpoint need not carry 5000 x d_model numbers.
-
-    learned=True: the table is instead a trained parameter (max_len, d_model), Xavier-initialised
-    and saved in the state dict: the learned positional embedding of Table 3, row (E).
+    The table is a buffer: it moves with ``.to(device)``, is never trained, and is not saved
+    (``persistent=False``: a formula recomputes it). learned=True makes it a trained, saved
+    parameter instead (Table 3, row (E); see the deep dive "Learned positional embeddings").
     """
 
-    def __init__(
-        self, d_model: int, max_len: int = 5000, dropout: float = 0.0, learned: bool = False
-    ):
+    def __init__(self, d_model: int, max_len: int = 5000, dropout: float = 0.0, learned=False):
         super().__init__()
         if learned:
             self.table = nn.Parameter(nn.init.xavier_uniform_(torch.empty(max_len, d_model)))
@@ -76,24 +63,6 @@ class PositionalEncoding(nn.Module):
 
     def forward(self, x: torch.Tensor, start: int = 0) -> torch.Tensor:
         """x: (batch, seq_len, d_model) -> same shape; positions start at ``start``."""
-        d_model = self.table.shape[1]
-        if x.dim() != 3 or x.shape[-1] != d_model:
-            # Token ids (batch, seq_len) passed by mistake would otherwise broadcast silently.
-            raise ValueError(
-                tr(
-                    "x: expected embeddings (batch, seq_len, d_model={d_model}), got shape {shape}"
-                ).format(d_model=d_model, shape=tuple(x.shape))
-            )
-        if start < 0:
-            raise ValueError(
-                tr("start: expected a non-negative position, got {start!r}").format(start=start)
-            )
-        seq_len = x.shape[1]
-        if start + seq_len > self.max_len:
-            raise ValueError(
-                tr(
-                    "x: positions {start}..{last} go past max_len={max_len}; "
-                    "build the model with a larger max_len"
-                ).format(start=start, last=start + seq_len - 1, max_len=self.max_len)
-            )
-        return self.dropout(x + self.table[start : start + seq_len].to(x.dtype))
+        assert x.dim() == 3 and x.shape[-1] == self.table.shape[1], "x: expected embeddings"
+        assert start >= 0 and start + x.shape[1] <= self.max_len, "positions go past max_len"
+        return self.dropout(x + self.table[start : start + x.shape[1]].to(x.dtype))

@@ -5,7 +5,7 @@
 import torch
 from torch import nn
 
-from helpers.language import tr
+from helpers.checks import check_bool_mask
 from helpers.model.embeddings import PositionalEncoding, TokenEmbedding
 from helpers.model.feed_forward import PositionwiseFeedForward
 from helpers.model.multi_head_attention import MultiHeadAttention
@@ -15,30 +15,19 @@ from helpers.model.sublayers import ResidualSublayer
 class EncoderLayer(nn.Module):
     """Self-attention, then feed-forward, each inside a residual connection (paper §3.1).
 
-    norm_first=False is the paper's Post-LN: x = LayerNorm(x + Dropout(Sublayer(x))) after each
-    sublayer. norm_first=True is Pre-LN: x = x + Dropout(Sublayer(LayerNorm(x))). dropout acts on
-    each sublayer's output, inside the feed-forward and on the attention weights (training only).
+    norm_first=False is the paper's Post-LN, True is Pre-LN (notebook 07). dropout acts on each
+    sublayer's output, inside the feed-forward and on the attention weights (training only).
     """
 
-    def __init__(
-        self,
-        d_model: int,
-        n_heads: int,
-        d_ff: int,
-        dropout: float = 0.0,
-        d_k: int | None = None,
-        d_v: int | None = None,
-        norm_first: bool = False,
-    ):
+    def __init__(self, d_model: int, n_heads: int, d_ff: int, dropout: float = 0.0,
+                 d_k: int | None = None, d_v: int | None = None, norm_first: bool = False):  # fmt: skip
         super().__init__()
         self.self_attention = MultiHeadAttention(d_model, n_heads, d_k, d_v, dropout)
         self.self_attention_residual = ResidualSublayer(d_model, dropout, norm_first)
         self.feed_forward = PositionwiseFeedForward(d_model, d_ff, dropout)
         self.feed_forward_residual = ResidualSublayer(d_model, dropout, norm_first)
 
-    def forward(
-        self, x: torch.Tensor, src_mask: torch.Tensor | None, need_weights: bool = False
-    ) -> tuple[torch.Tensor, torch.Tensor | None]:
+    def forward(self, x: torch.Tensor, src_mask: torch.Tensor | None, need_weights: bool = False):
         """x: (batch, src_len, d_model); src_mask: bool (batch, 1, 1, src_len), True at real tokens.
 
         Returns the new x, same shape, and the self-attention weights (batch, n_heads, src_len,
@@ -59,19 +48,9 @@ class Encoder(nn.Module):
     Pre-LN (norm_first=True) a final LayerNorm. max_len: the longest sequence it can encode.
     """
 
-    def __init__(
-        self,
-        vocab_size: int,
-        d_model: int,
-        n_heads: int,
-        d_ff: int,
-        n_layers: int,
-        dropout: float = 0.0,
-        d_k: int | None = None,
-        d_v: int | None = None,
-        norm_first: bool = False,
-        max_len: int = 5000,
-    ):
+    def __init__(self, vocab_size: int, d_model: int, n_heads: int, d_ff: int, n_layers: int,
+                 dropout: float = 0.0, d_k: int | None = None, d_v: int | None = None,
+                 norm_first: bool = False, max_len: int = 5000):  # fmt: skip
         super().__init__()
         self.embedding = TokenEmbedding(vocab_size, d_model)
         self.positional_encoding = PositionalEncoding(d_model, max_len, dropout)
@@ -82,26 +61,14 @@ class Encoder(nn.Module):
         # Pre-LN leaves the residual stream un-normalised after the last layer: normalise it once.
         self.final_norm = nn.LayerNorm(d_model) if norm_first else nn.Identity()
 
-    def forward(
-        self, src: torch.Tensor, src_mask: torch.Tensor | None, need_weights: bool = False
-    ) -> tuple[torch.Tensor, list[torch.Tensor] | None]:
+    def forward(self, src: torch.Tensor, src_mask: torch.Tensor | None, need_weights: bool = False):
         """src: (batch, src_len) ids; src_mask: bool (batch, 1, 1, src_len), True at real tokens.
 
         Returns the memory (batch, src_len, d_model) and, when need_weights, a list with each
         layer's self-attention weights (batch, n_heads, src_len, src_len), else None.
         """
-        if src.dim() != 2:
-            raise ValueError(
-                tr("src: expected token ids (batch, src_len), got shape {shape}").format(
-                    shape=tuple(src.shape)
-                )
-            )
-        if src_mask is not None and src_mask.dtype != torch.bool:
-            raise ValueError(
-                tr("src_mask: expected a bool mask (True = may attend), got dtype {dtype}").format(
-                    dtype=src_mask.dtype
-                )
-            )
+        assert src.dim() == 2, "src: expected token ids (batch, src_len)"
+        check_bool_mask("src_mask", src_mask)  # the walkthrough's integer masks are refused
         x = self.positional_encoding(self.embedding(src))  # dropout on embedding + positions
         all_weights = []
         for layer in self.layers:

@@ -5,7 +5,7 @@
 import torch
 from torch import nn
 
-from helpers.language import tr
+from helpers.checks import check_positive_int
 
 
 class PositionwiseFeedForward(nn.Module):
@@ -16,25 +16,13 @@ class PositionwiseFeedForward(nn.Module):
 
     def __init__(self, d_model: int, d_ff: int, dropout: float = 0.0):
         super().__init__()
-        for name, size in (("d_model", d_model), ("d_ff", d_ff)):
-            if not isinstance(size, int) or size < 1:
-                raise ValueError(
-                    tr("{name}: expected a positive int, got {size!r}").format(name=name, size=size)
-                )
+        check_positive_int("d_model", d_model)
+        check_positive_int("d_ff", d_ff)
         # Created here, not in forward: registered parameters are trained, saved and moved.
         self.linear1 = nn.Linear(d_model, d_ff)
         self.linear2 = nn.Linear(d_ff, d_model)
         self.dropout = nn.Dropout(dropout)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        """x: (batch, seq_len, d_model) -> (batch, seq_len, d_model).
-
-        Any number of leading axes works: each d_model vector is transformed on its own.
-        """
-        if x.shape[-1] != self.linear1.in_features:
-            raise ValueError(
-                tr("x: expected last dimension d_model={d_model}, got shape {shape}").format(
-                    d_model=self.linear1.in_features, shape=tuple(x.shape)
-                )
-            )
+        """x: (..., d_model) -> (..., d_model): each d_model vector is transformed on its own."""
         return self.linear2(self.dropout(torch.relu(self.linear1(x))))

@@ -8,7 +8,7 @@ and, for the padding mask, over the queries.
 
 import torch
 
-from helpers.language import tr
+from helpers.checks import check_positive_int
 
 
 def padding_mask(ids: torch.Tensor, pad_id: int) -> torch.Tensor:
@@ -17,17 +17,13 @@ def padding_mask(ids: torch.Tensor, pad_id: int) -> torch.Tensor:
     It masks keys, not queries: no query should read a pad, but a pad query's own output is
     simply never used (the loss ignores it).
     """
-    if ids.dim() != 2:
-        raise ValueError(
-            tr("ids: expected (batch, seq_len), got shape {shape}").format(shape=tuple(ids.shape))
-        )
+    assert ids.dim() == 2, "ids: expected (batch, seq_len)"
     return (ids != pad_id)[:, None, None, :]
 
 
 def look_ahead_mask(size: int, device: torch.device | str | None = None) -> torch.Tensor:
     """(1, 1, size, size): True on and below the diagonal, so position i sees positions <= i."""
-    if not isinstance(size, int) or size < 1:
-        raise ValueError(tr("size: expected a positive int, got {size!r}").format(size=size))
+    check_positive_int("size", size)
     return torch.ones(size, size, dtype=torch.bool, device=device).tril()[None, None]
 
 

@@ -5,7 +5,7 @@
 import torch
 from torch import nn
 
-from helpers.language import tr
+from helpers.checks import check_positive_int, check_probability
 
 
 class ResidualSublayer(nn.Module):
@@ -13,47 +13,24 @@ class ResidualSublayer(nn.Module):
 
     Post-LN (the paper, §3.1): output = LayerNorm(x + Dropout(sublayer(x))).
     Pre-LN (Xiong et al., 2020): output = x + Dropout(sublayer(LayerNorm(x))).
-
-    A layer calls ``sublayer_input(x)``, runs its sublayer on that, and hands the result to
-    ``residual_output(x, result)``; the two calls hide which placement is used. A stack of Pre-LN
-    layers needs one more LayerNorm after its last layer (the encoder and decoder add it).
+    A layer runs its sublayer on ``sublayer_input(x)`` and hands the result to
+    ``residual_output(x, result)``. A Pre-LN stack needs one more LayerNorm after its last layer.
     """
 
     def __init__(self, d_model: int, dropout: float = 0.0, norm_first: bool = False):
         super().__init__()
-        if not isinstance(d_model, int) or isinstance(d_model, bool) or d_model < 1:
-            raise ValueError(
-                tr("d_model: expected a positive int, got {d_model!r}").format(d_model=d_model)
-            )
-        if not isinstance(dropout, (int, float)) or not 0.0 <= dropout < 1.0:
-            raise ValueError(
-                tr("dropout: expected a probability in [0, 1), got {dropout!r}").format(
-                    dropout=dropout
-                )
-            )
+        check_positive_int("d_model", d_model)
+        check_probability("dropout", dropout)
         self.norm = nn.LayerNorm(d_model)
         self.dropout = nn.Dropout(dropout)  # on the sublayer's output, before the add (§5.4)
         self.norm_first = norm_first
 
     def sublayer_input(self, x: torch.Tensor) -> torch.Tensor:
-        """What the sublayer sees: LayerNorm(x) in Pre-LN, x itself in Post-LN.
-
-        x: (batch, seq_len, d_model) -> same shape.
-        """
+        """What the sublayer reads: LayerNorm(x) in Pre-LN, x in Post-LN. (batch, seq_len, d_model)."""
         return self.norm(x) if self.norm_first else x
 
     def residual_output(self, x: torch.Tensor, sublayer_output: torch.Tensor) -> torch.Tensor:
-        """x + Dropout(sublayer_output), normalised afterwards in Post-LN.
-
-        x: the sublayer's residual input, (batch, seq_len, d_model); sublayer_output: what the
-        sublayer returned, same shape. Returns the same shape.
-        """
-        if sublayer_output.shape != x.shape:
-            # Broadcasting would silently add e.g. a (batch, 1, d_model) output to every position.
-            raise ValueError(
-                tr("sublayer_output: expected the shape of x {x_shape}, got {shape}").format(
-                    x_shape=tuple(x.shape), shape=tuple(sublayer_output.shape)
-                )
-            )
+        """x + Dropout(sublayer_output), normalised afterwards in Post-LN; all of x's shape."""
+        assert sublayer_output.shape == x.shape, "broadcasting would add it to every position"
         added = x + self.dropout(sublayer_output)
         return added if self.norm_first else self.norm(added)

@@ -7,7 +7,7 @@ from collections.abc import Iterable, Sequence
 
 import torch
 
-from helpers.language import tr
+from helpers.checks import check_sequences, check_vocab_ids, check_vocab_list, check_vocab_token
 
 # The notes' P, S and E are <pad>, <s> and </s>; <unk> stands for any word never seen.
 PAD, UNK, BOS, EOS = "<pad>", "<unk>", "<s>", "</s>"
@@ -21,17 +21,13 @@ class Vocab:
     ``<pad>``, ``<s>`` and ``</s>``, plus ``<unk>`` for words the vocabulary has never seen.
     """
 
+    pad_id, unk_id, bos_id, eos_id = range(len(SPECIAL_TOKENS))  # the ids of the specials
+
     def __init__(self, tokens: Iterable[str]):
         self.id_to_token: list[str] = list(SPECIAL_TOKENS)
         self.token_to_id: dict[str, int] = {token: i for i, token in enumerate(SPECIAL_TOKENS)}
         for token in tokens:
-            # A token with a space in it could never come back out of sentence.split().
-            if not isinstance(token, str) or not token or token.split() != [token]:
-                raise ValueError(
-                    tr("tokens: expected non-empty strings without spaces, got {token!r}").format(
-                        token=token
-                    )
-                )
+            check_vocab_token(token)  # a token with a space could never come out of split()
             if token not in self.token_to_id:
                 self.token_to_id[token] = len(self.id_to_token)
                 self.id_to_token.append(token)
@@ -47,52 +43,20 @@ class Vocab:
     def __len__(self) -> int:
         return len(self.id_to_token)
 
-    @property
-    def pad_id(self) -> int:
-        return self.token_to_id[PAD]
-
-    @property
-    def unk_id(self) -> int:
-        return self.token_to_id[UNK]
-
-    @property
-    def bos_id(self) -> int:
-        return self.token_to_id[BOS]
-
-    @property
-    def eos_id(self) -> int:
-        return self.token_to_id[EOS]
-
-    def encode(
-        self, sentence: str | Sequence[str], add_bos: bool = False, add_eos: bool = False
-    ) -> list[int]:
-        """Token ids of a sentence; unknown tokens become ``<unk>``.
-
-        add_bos / add_eos: put ``<s>`` before / ``</s>`` after the sentence's ids.
-        """
+    def encode(self, sentence: str | Sequence[str], add_bos=False, add_eos=False) -> list[int]:
+        """Token ids of a sentence (unknown tokens become <unk>), with <s> / </s> if asked."""
         tokens = sentence.split() if isinstance(sentence, str) else list(sentence)
         ids = [self.token_to_id.get(token, self.unk_id) for token in tokens]
         return [self.bos_id] * add_bos + ids + [self.eos_id] * add_eos
 
     def decode(self, ids: Iterable[int] | torch.Tensor, skip_special: bool = True) -> str:
-        """The sentence for a list of ids; stops at ``</s>`` and drops pad/start when skip_special."""
-        if isinstance(ids, torch.Tensor):
-            ids = ids.tolist()
-        tokens = []
-        for index in ids:
-            if not isinstance(index, int) or not 0 <= index < len(self):
-                raise ValueError(
-                    tr("ids: expected ints in [0, {size}), got {index!r}").format(
-                        size=len(self), index=index
-                    )
-                )
-            token = self.id_to_token[index]
-            if skip_special and token == EOS:
-                break  # what follows </s> is padding or garbage after the sentence ended
-            if skip_special and token in (PAD, BOS):
-                continue
-            tokens.append(token)
-        return " ".join(tokens)
+        """The sentence for a list of ids; stops at </s> and drops pad/start when skip_special."""
+        ids = ids.tolist() if isinstance(ids, torch.Tensor) else list(ids)
+        if skip_special and self.eos_id in ids:
+            ids = ids[: ids.index(self.eos_id)]  # after </s>: padding or garbage, not the sentence
+        check_vocab_ids(ids, len(self))
+        skipped = {self.pad_id, self.bos_id} if skip_special else set()
+        return " ".join(self.id_to_token[index] for index in ids if index not in skipped)
 
     def to_list(self) -> list[str]:
         """Every token in id order, for saving next to a checkpoint (JSON-friendly)."""
@@ -101,12 +65,7 @@ class Vocab:
     @classmethod
     def from_list(cls, tokens: Sequence[str]) -> "Vocab":
         """The inverse of ``to_list``."""
-        if list(tokens[: len(SPECIAL_TOKENS)]) != list(SPECIAL_TOKENS):
-            raise ValueError(
-                tr("tokens: expected to start with {specials}, got {got}").format(
-                    specials=SPECIAL_TOKENS, got=list(tokens[:4])
-                )
-            )
+        check_vocab_list(tokens, SPECIAL_TOKENS)
         return cls(tokens[len(SPECIAL_TOKENS) :])
 
 
@@ -115,8 +74,7 @@ def pad_sequences(sequences: Sequence[Sequence[int]], pad_id: int = 0) -> torch.
 
     max_len is the longest sequence of this batch, so a batch of short sentences stays short.
     """
-    if not sequences:
-        raise ValueError(tr("sequences: expected at least one sequence, got none"))
+    check_sequences(sequences)
     longest = max(len(sequence) for sequence in sequences)
     batch = torch.full((len(sequences), longest), pad_id, dtype=torch.long)
     for row, sequence in enumerate(sequences):
