@@ -169,9 +169,10 @@ def check_token_budget(max_tokens: Any, lengths: list[int]) -> None:
             )
 
 
-def check_loss_target(logits: Any, target: Any, pad_id: int) -> None:
-    """``target`` has the shape of ``logits`` without its last (vocabulary) dimension, and at
-    least one position that is not ``pad_id``."""
+def check_smoothing_loss(logits: Any, target: Any, epsilon: Any, pad_id: int) -> None:
+    """``epsilon`` is a probability; ``target`` has the shape of ``logits`` without its last
+    (vocabulary) dimension, and at least one position that is not ``pad_id``."""
+    check_probability("epsilon", epsilon)
     if logits.shape[:-1] != target.shape:
         fail(
             "target: expected shape {expected} (the logits without the "

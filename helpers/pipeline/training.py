@@ -4,6 +4,7 @@
 
 import hashlib
 import json
+import math
 import pickle
 import random
 from collections.abc import Callable, Iterator, Sequence
@@ -16,10 +17,9 @@ from torch.autograd.function import once_differentiable
 from tqdm import tqdm
 
 from helpers.checks import (
-    check_loss_target,
     check_number,
     check_positive_int,
-    check_probability,
+    check_smoothing_loss,
     check_token_budget,
 )
 from helpers.language import tr
@@ -45,9 +45,7 @@ def token_budget_batches(
 ) -> list[list[int]]:
     """Group example indices into batches of similar length, each within max_tokens (paper §5.1).
 
-    An example's length is the longer of its source and its target with <s> (ids + 1); a batch's
-    padded size is its number of examples times its longest length. The order of the batches
-    (not their content) is shuffled with ``seed``.
+    Length: the longer of source and target + 1 (<s>); the batches' order is shuffled with seed.
     """
     lengths = [max(len(source), len(target) + 1) for source, target in examples]
     check_token_budget(max_tokens, lengths)
@@ -73,12 +71,9 @@ def collate(
     pad_id: int,
     bos_id: int,
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """src (batch, src_len), tgt_input = <s> + target, tgt_output = target + </s> (batch, tgt_len).
-
-    The examples' targets already end with </s>: tgt_input drops it and starts with <s> instead,
-    so tgt_input is tgt_output shifted right by one position.
-    """
+    """src (batch, src_len), tgt_input = <s> + target, tgt_output = target + </s> (batch, tgt_len)."""
     src = pad_sequences([examples[i][0] for i in indices], pad_id)
+    # The targets end with </s>: tgt_input drops it and starts with <s>, a shift right by one.
     tgt_input = pad_sequences([[bos_id, *examples[i][1][:-1]] for i in indices], pad_id)
     tgt_output = pad_sequences([examples[i][1] for i in indices], pad_id)
     return src, tgt_input, tgt_output
@@ -140,8 +135,7 @@ def label_smoothing_loss(
     ``F.cross_entropy(logits, target, label_smoothing=epsilon, ignore_index=pad_id)``, computed
     by ``SmoothedCrossEntropy``: no (n, vocab_size) tensor but the gradient.
     """
-    check_probability("epsilon", epsilon)
-    check_loss_target(logits, target, pad_id)
+    check_smoothing_loss(logits, target, epsilon, pad_id)
     logits, target = logits.reshape(-1, logits.shape[-1]), target.reshape(-1)
     return SmoothedCrossEntropy.apply(logits, target, epsilon)[target != pad_id].mean()
 
@@ -202,26 +196,22 @@ def batches_forever(
 @torch.no_grad()
 def evaluate_loss(
     model: Transformer,
-    examples: Sequence[tuple[list[int], list[int]]],
+    examples: Sequence,
     bos_id: int,
     max_tokens: int = 4000,
     epsilon: float = 0.0,
 ) -> float:
-    """Mean per-token cross-entropy over examples (teacher forcing, eval mode, no smoothing by default)."""
-    was_training = model.training
-    model.eval()
+    """Mean cross-entropy per target token over examples (teacher forcing, eval mode)."""
+    was_training, pad_id = model.training, model.config.pad_id
     device = next(model.parameters()).device
+    model.eval()
     total, count = 0.0, 0
-    pad_id = model.config.pad_id
     for indices in token_budget_batches(examples, max_tokens, shuffle=False):
-        src, tgt_input, tgt_output = (
-            t.to(device) for t in collate(examples, indices, pad_id, bos_id)
-        )
-        logits = model(src, tgt_input)
-        tokens = (tgt_output != pad_id).sum().item()
-        # Weighted by tokens, so the result is a mean per token, not a mean of batch means.
-        total += label_smoothing_loss(logits, tgt_output, epsilon, pad_id).item() * tokens
-        count += tokens
+        batch = collate(examples, indices, pad_id, bos_id)
+        src, tgt_input, tgt_output = (t.to(device) for t in batch)
+        loss = label_smoothing_loss(model(src, tgt_input), tgt_output, epsilon, pad_id)
+        tokens = (tgt_output != pad_id).sum().item()  # weight each batch by its tokens
+        total, count = total + loss.item() * tokens, count + tokens
     model.train(was_training)
     return total / count
 
@@ -244,51 +234,35 @@ def train(
 ) -> History:
     """Train for ``steps`` optimizer steps with label smoothing, Adam and the warm-up schedule.
 
-    Shows a tqdm bar with the loss and token accuracy of each step; evaluates the validation
-    loss every ``eval_every`` steps and at the end. With ``clip_norm``, the gradients are scaled
-    down before each step whenever their global L2 norm exceeds it. ``after_step(step)``, when
-    given, is called at the end of every step, after its validation if it has one (to keep
-    checkpoints, for example). Returns the History; the model is left in training mode.
+    ``clip_norm`` scales the gradients down to that global L2 norm when above it. Validates every
+    ``eval_every`` steps and at the end. Returns the History; the model stays in training mode.
     """
     check_positive_int("steps", steps)
     check_positive_int("eval_every", eval_every)
     check_number("clip_norm", clip_norm, low=0.0, low_open=True, allow_none=True)
-    device = next(model.parameters()).device
-    pad_id = model.config.pad_id
+    device, pad_id = next(model.parameters()).device, model.config.pad_id
     optimizer, scheduler = make_optimizer(model, model.config.d_model, warmup_steps, lr_factor)
-    history = History()
-    batches = batches_forever(train_examples, max_tokens, seed)
+    history, batches = History(), batches_forever(train_examples, max_tokens, seed)
     model.train()
-    bar = tqdm(range(1, steps + 1), disable=not progress, unit="step", mininterval=3.0)
-    for step in bar:
-        src, tgt_input, tgt_output = (
-            t.to(device) for t in collate(train_examples, next(batches), pad_id, bos_id)
-        )
-        logits = model(src, tgt_input)
+    for step in tqdm(range(1, steps + 1), disable=not progress, unit="step", mininterval=3.0):
+        batch = collate(train_examples, next(batches), pad_id, bos_id)
+        src, tgt_input, tgt_output = (t.to(device) for t in batch)
+        logits = model(src, tgt_input)  # teacher forcing
         loss = label_smoothing_loss(logits, tgt_output, epsilon, pad_id)
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
-        gradients = [p.grad for p in model.parameters() if p.grad is not None]
-        grad_norm = torch.nn.utils.get_total_norm(gradients)  # one L2 norm over all of them
-        if clip_norm is not None:
-            torch.nn.utils.clip_grads_with_norm_(model.parameters(), clip_norm, grad_norm)
+        grad_norm = torch.nn.utils.clip_grad_norm_(model.parameters(), clip_norm or math.inf)
         optimizer.step()
-        history.grad_norm.append(grad_norm.item())
         history.learning_rate.append(scheduler.get_last_lr()[0])  # the rate this step used
         scheduler.step()
-        with torch.no_grad():
-            keep = tgt_output != pad_id
-            accuracy = (logits.argmax(-1) == tgt_output)[keep].float().mean().item()
+        keep = tgt_output != pad_id
+        history.accuracy.append((logits.argmax(-1) == tgt_output)[keep].float().mean().item())
         history.step.append(step)
         history.loss.append(loss.item())
-        history.accuracy.append(accuracy)
-        postfix = {"loss": f"{history.loss[-1]:.3f}", "acc": f"{accuracy:.3f}"}
+        history.grad_norm.append(grad_norm.item())
         if step % eval_every == 0 or step == steps:
             history.valid_step.append(step)
             history.valid_loss.append(evaluate_loss(model, valid_examples, bos_id))
-        if history.valid_loss:
-            postfix["valid"] = f"{history.valid_loss[-1]:.3f}"
-        bar.set_postfix(postfix, refresh=False)
         if after_step is not None:
             after_step(step)
     return history
