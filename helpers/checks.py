@@ -234,3 +234,35 @@ def check_sequences(sequences: Sequence[Any]) -> None:
     """A batch to pad holds at least one sequence."""
     if not sequences:
         fail("sequences: expected at least one sequence, got none")
+
+
+# ---------------------------------------------------------------- notebook 11 (training)
+
+
+def check_token_budget(max_tokens: Any, lengths: list[int]) -> None:
+    """``max_tokens`` is a positive int that holds every example (``lengths``: one per example)."""
+    check_positive_int("max_tokens", max_tokens)
+    for index, length in enumerate(lengths):
+        if length > max_tokens:
+            fail(
+                "max_tokens: {max_tokens} is smaller than example {index}, "
+                "which is {length} tokens long",
+                max_tokens=max_tokens,
+                index=index,
+                length=length,
+            )
+
+
+def check_smoothing_loss(logits: Any, target: Any, epsilon: Any, pad_id: int) -> None:
+    """``epsilon`` is a probability; ``target`` has the shape of ``logits`` without its last
+    (vocabulary) dimension, and at least one position that is not ``pad_id``."""
+    check_probability("epsilon", epsilon)
+    if logits.shape[:-1] != target.shape:
+        fail(
+            "target: expected shape {expected} (the logits without the "
+            "vocabulary dimension), got {shape}",
+            expected=tuple(logits.shape[:-1]),
+            shape=tuple(target.shape),
+        )
+    if not (target != pad_id).any():
+        fail("target: every position is padding, there is nothing to learn from")

@@ -165,10 +165,12 @@ def test_all_pad_target_raises():
         label_smoothing_loss(logits, torch.zeros(4, 7, dtype=torch.long), 0.1, pad_id=0)
 
 
-@pytest.mark.parametrize("epsilon", [-0.1, 1.0, 1.5])
-def test_bad_epsilon_raises(epsilon):
+@pytest.mark.parametrize("epsilon", [-0.1, 1.0, 1.5, float("nan"), True])
+def test_bad_epsilon_raises_at_the_loss(epsilon):
+    # smoothed_targets is the lesson's inner piece; the loss is the entry point that checks.
+    logits, target = padded_batch()
     with pytest.raises(ValueError, match="epsilon"):
-        smoothed_targets(torch.tensor([1, 2]), 5, epsilon)
+        label_smoothing_loss(logits, target, epsilon, pad_id=0)
 
 
 def test_mismatched_target_shape_raises():
@@ -176,7 +178,7 @@ def test_mismatched_target_shape_raises():
     with pytest.raises(ValueError, match="target"):
         label_smoothing_loss(logits, target[:, :-1], 0.1, pad_id=0)
     with pytest.raises(ValueError, match="target"):
-        smoothed_targets(target, 13, 0.1)  # 2-D ids
+        label_smoothing_loss(logits, target[None], 0.1, pad_id=0)  # an extra dimension
 
 
 # ---------------------------------------------------------------- schedule and optimizer
@@ -744,7 +746,7 @@ def test_label_smoothing_error_messages_in_full():
     for epsilon in (1.0, 1.5):
         with pytest.raises(ValueError) as error:
             label_smoothing_loss(logits, target, epsilon, pad_id=0)
-        assert str(error.value) == f"epsilon: expected a value in [0, 1), got {epsilon!r}"
+        assert str(error.value) == f"epsilon: expected a number in [0.0, 1.0), got {epsilon!r}"
     with pytest.raises(ValueError) as error:
         label_smoothing_loss(logits, torch.zeros(4, 7, dtype=torch.long), 0.1, pad_id=0)
     assert str(error.value) == "target: every position is padding, there is nothing to learn from"

@@ -4,6 +4,7 @@
 
 import hashlib
 import json
+import math
 import pickle
 import random
 from collections.abc import Callable, Iterator, Sequence
@@ -15,6 +16,12 @@ import torch
 from torch.autograd.function import once_differentiable
 from tqdm import tqdm
 
+from helpers.checks import (
+    check_number,
+    check_positive_int,
+    check_smoothing_loss,
+    check_token_budget,
+)
 from helpers.language import tr
 from helpers.model.transformer import Transformer, TransformerConfig
 from helpers.text.vocab import Vocab, pad_sequences
@@ -36,38 +43,21 @@ def token_budget_batches(
     shuffle: bool = True,
     seed: int = 0,
 ) -> list[list[int]]:
-    """Group example indices into batches of similar length (paper §5.1).
+    """Group example indices into batches of similar length, each within max_tokens (paper §5.1).
 
-    Examples are sorted by (target length, source length) and cut into batches whose padded size
-    batch_size x longest sequence stays within max_tokens, so little of each batch is padding.
-    An example's length is the longer of its source and its full target <s> ... </s> (the target
-    ids plus one). The order of the batches (not their content) is shuffled with ``seed``.
+    Length: the longer of source and target + 1 (<s>); the batches' order is shuffled with seed.
     """
-    if not isinstance(max_tokens, int) or isinstance(max_tokens, bool) or max_tokens < 1:
-        raise ValueError(
-            tr("max_tokens: expected a positive int, got {max_tokens!r}").format(
-                max_tokens=max_tokens
-            )
-        )
-    # Similar lengths end up side by side; examples of equal lengths keep their input order.
-    order = sorted(
-        range(len(examples)), key=lambda i: (len(examples[i][1]), len(examples[i][0]), i)
-    )
+    lengths = [max(len(source), len(target) + 1) for source, target in examples]
+    check_token_budget(max_tokens, lengths)
+    # Sorted by (target length, source length), neighbours need little padding.
+    order = sorted(range(len(examples)), key=lambda i: (len(examples[i][1]), len(examples[i][0])))
     batches, current, longest = [], [], 0
     for index in order:
-        length = max(len(examples[index][0]), len(examples[index][1]) + 1)
-        if length > max_tokens:
-            raise ValueError(
-                tr(
-                    "max_tokens: {max_tokens} is smaller than example {index}, "
-                    "which is {length} tokens long"
-                ).format(max_tokens=max_tokens, index=index, length=length)
-            )
-        if current and max(longest, length) * (len(current) + 1) > max_tokens:
+        longest = max(longest, lengths[index])
+        if current and longest * (len(current) + 1) > max_tokens:  # full: close the batch
             batches.append(current)
-            current, longest = [], 0
+            current, longest = [], lengths[index]
         current.append(index)
-        longest = max(longest, length)
     if current:
         batches.append(current)
     if shuffle:
@@ -81,38 +71,18 @@ def collate(
     pad_id: int,
     bos_id: int,
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """src (batch, src_len), tgt_input = <s> + target, tgt_output = target + </s> (batch, tgt_len).
-
-    The examples' targets already end with </s>: tgt_input drops it and starts with <s> instead,
-    so tgt_input is tgt_output shifted right by one position.
-    """
+    """src (batch, src_len), tgt_input = <s> + target, tgt_output = target + </s> (batch, tgt_len)."""
     src = pad_sequences([examples[i][0] for i in indices], pad_id)
+    # The targets end with </s>: tgt_input drops it and starts with <s>, a shift right by one.
     tgt_input = pad_sequences([[bos_id, *examples[i][1][:-1]] for i in indices], pad_id)
     tgt_output = pad_sequences([examples[i][1] for i in indices], pad_id)
     return src, tgt_input, tgt_output
 
 
 def smoothed_targets(target: torch.Tensor, vocab_size: int, epsilon: float) -> torch.Tensor:
-    """target: (n,) ids -> (n, vocab_size) distributions: 1 - epsilon + epsilon/V on the gold id, epsilon/V elsewhere.
-
-    This spreads epsilon over every class, the definition ``F.cross_entropy(label_smoothing=)`` uses.
-    """
-    if not 0.0 <= epsilon < 1.0:
-        raise ValueError(
-            tr("epsilon: expected a value in [0, 1), got {epsilon!r}").format(epsilon=epsilon)
-        )
-    if target.dim() != 1:
-        raise ValueError(
-            tr("target: expected a 1-D tensor of ids (n,), got shape {shape}").format(
-                shape=tuple(target.shape)
-            )
-        )
-    distribution = torch.full(
-        (target.shape[0], vocab_size), epsilon / vocab_size, device=target.device
-    )
-    # Add (not set) 1 - epsilon on the gold id: it keeps its share epsilon / V as well.
-    gold = torch.full((target.shape[0], 1), 1.0 - epsilon, device=target.device)
-    return distribution.scatter_add_(1, target[:, None], gold)
+    """target: (n,) ids -> q: (n, vocab_size), 1 - epsilon + epsilon/V on the gold id, epsilon/V elsewhere."""
+    q = torch.full((len(target), vocab_size), epsilon / vocab_size, device=target.device)
+    return q.scatter_add_(1, target[:, None], torch.full_like(q[:, :1], 1.0 - epsilon))
 
 
 # The loss reads this many logits at a time (16 MB in float32), whatever the batch and vocabulary.
@@ -165,24 +135,9 @@ def label_smoothing_loss(
     ``F.cross_entropy(logits, target, label_smoothing=epsilon, ignore_index=pad_id)``, computed
     by ``SmoothedCrossEntropy``: no (n, vocab_size) tensor but the gradient.
     """
-    if logits.shape[:-1] != target.shape:
-        raise ValueError(
-            tr(
-                "target: expected shape {expected} (the logits without the "
-                "vocabulary dimension), got {shape}"
-            ).format(expected=tuple(logits.shape[:-1]), shape=tuple(target.shape))
-        )
-    if not 0.0 <= epsilon < 1.0:
-        raise ValueError(
-            tr("epsilon: expected a value in [0, 1), got {epsilon!r}").format(epsilon=epsilon)
-        )
-    vocab_size = logits.shape[-1]
-    logits, target = logits.reshape(-1, vocab_size), target.reshape(-1)
-    keep = target != pad_id
-    if not keep.any():
-        raise ValueError(tr("target: every position is padding, there is nothing to learn from"))
-    per_position = SmoothedCrossEntropy.apply(logits, target, epsilon)  # (n,)
-    return per_position[keep].mean()
+    check_smoothing_loss(logits, target, epsilon, pad_id)
+    logits, target = logits.reshape(-1, logits.shape[-1]), target.reshape(-1)
+    return SmoothedCrossEntropy.apply(logits, target, epsilon)[target != pad_id].mean()
 
 
 def warmup_lambda(d_model: int, warmup_steps: int) -> Callable[[int], float]:
@@ -190,11 +145,8 @@ def warmup_lambda(d_model: int, warmup_steps: int) -> Callable[[int], float]:
 
     The returned function takes LambdaLR's step count, which starts at 0 where the paper's step is 1.
     """
-    for name, value in (("d_model", d_model), ("warmup_steps", warmup_steps)):
-        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-            raise ValueError(
-                tr("{name}: expected a positive int, got {value!r}").format(name=name, value=value)
-            )
+    check_positive_int("d_model", d_model)
+    check_positive_int("warmup_steps", warmup_steps)
 
     def rate(step: int) -> float:
         step = step + 1  # LambdaLR counts from 0
@@ -211,10 +163,7 @@ def make_optimizer(
     factor scales the whole schedule (the paper uses 1; small models on few steps like more).
     Call ``scheduler.step()`` after each ``optimizer.step()``.
     """
-    if not factor > 0:
-        raise ValueError(
-            tr("factor: expected a positive number, got {factor!r}").format(factor=factor)
-        )
+    check_number("factor", factor, low=0.0, low_open=True)
     optimizer = torch.optim.Adam(model.parameters(), lr=factor, betas=(0.9, 0.98), eps=1e-9)
     return optimizer, torch.optim.lr_scheduler.LambdaLR(
         optimizer, warmup_lambda(d_model, warmup_steps)
@@ -247,26 +196,22 @@ def batches_forever(
 @torch.no_grad()
 def evaluate_loss(
     model: Transformer,
-    examples: Sequence[tuple[list[int], list[int]]],
+    examples: Sequence,
     bos_id: int,
     max_tokens: int = 4000,
     epsilon: float = 0.0,
 ) -> float:
-    """Mean per-token cross-entropy over examples (teacher forcing, eval mode, no smoothing by default)."""
-    was_training = model.training
-    model.eval()
+    """Mean cross-entropy per target token over examples (teacher forcing, eval mode)."""
+    was_training, pad_id = model.training, model.config.pad_id
     device = next(model.parameters()).device
+    model.eval()
     total, count = 0.0, 0
-    pad_id = model.config.pad_id
     for indices in token_budget_batches(examples, max_tokens, shuffle=False):
-        src, tgt_input, tgt_output = (
-            t.to(device) for t in collate(examples, indices, pad_id, bos_id)
-        )
-        logits = model(src, tgt_input)
-        tokens = (tgt_output != pad_id).sum().item()
-        # Weighted by tokens, so the result is a mean per token, not a mean of batch means.
-        total += label_smoothing_loss(logits, tgt_output, epsilon, pad_id).item() * tokens
-        count += tokens
+        batch = collate(examples, indices, pad_id, bos_id)
+        src, tgt_input, tgt_output = (t.to(device) for t in batch)
+        loss = label_smoothing_loss(model(src, tgt_input), tgt_output, epsilon, pad_id)
+        tokens = (tgt_output != pad_id).sum().item()  # weight each batch by its tokens
+        total, count = total + loss.item() * tokens, count + tokens
     model.train(was_training)
     return total / count
 
@@ -289,63 +234,35 @@ def train(
 ) -> History:
     """Train for ``steps`` optimizer steps with label smoothing, Adam and the warm-up schedule.
 
-    Shows a tqdm bar with the loss and token accuracy of each step; evaluates the validation
-    loss every ``eval_every`` steps and at the end. With ``clip_norm``, the gradients are scaled
-    down before each step whenever their global L2 norm exceeds it. ``after_step(step)``, when
-    given, is called at the end of every step, after its validation if it has one (to keep
-    checkpoints, for example). Returns the History; the model is left in training mode.
+    ``clip_norm`` scales the gradients down to that global L2 norm when above it. Validates every
+    ``eval_every`` steps and at the end. Returns the History; the model stays in training mode.
     """
-    for name, value in (("steps", steps), ("eval_every", eval_every)):
-        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-            raise ValueError(
-                tr("{name}: expected a positive int, got {value!r}").format(name=name, value=value)
-            )
-    if clip_norm is not None and not (
-        isinstance(clip_norm, (int, float))
-        and not isinstance(clip_norm, bool)
-        and 0 < clip_norm < float("inf")
-    ):
-        raise ValueError(
-            tr("clip_norm: expected None or a positive number, got {clip_norm!r}").format(
-                clip_norm=clip_norm
-            )
-        )
-    device = next(model.parameters()).device
-    pad_id = model.config.pad_id
+    check_positive_int("steps", steps)
+    check_positive_int("eval_every", eval_every)
+    check_number("clip_norm", clip_norm, low=0.0, low_open=True, allow_none=True)
+    device, pad_id = next(model.parameters()).device, model.config.pad_id
     optimizer, scheduler = make_optimizer(model, model.config.d_model, warmup_steps, lr_factor)
-    history = History()
-    batches = batches_forever(train_examples, max_tokens, seed)
+    history, batches = History(), batches_forever(train_examples, max_tokens, seed)
     model.train()
-    bar = tqdm(range(1, steps + 1), disable=not progress, unit="step", mininterval=3.0)
-    for step in bar:
-        src, tgt_input, tgt_output = (
-            t.to(device) for t in collate(train_examples, next(batches), pad_id, bos_id)
-        )
-        logits = model(src, tgt_input)
+    for step in tqdm(range(1, steps + 1), disable=not progress, unit="step", mininterval=3.0):
+        batch = collate(train_examples, next(batches), pad_id, bos_id)
+        src, tgt_input, tgt_output = (t.to(device) for t in batch)
+        logits = model(src, tgt_input)  # teacher forcing
         loss = label_smoothing_loss(logits, tgt_output, epsilon, pad_id)
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
-        gradients = [p.grad for p in model.parameters() if p.grad is not None]
-        grad_norm = torch.nn.utils.get_total_norm(gradients)  # one L2 norm over all of them
-        if clip_norm is not None:
-            torch.nn.utils.clip_grads_with_norm_(model.parameters(), clip_norm, grad_norm)
+        grad_norm = torch.nn.utils.clip_grad_norm_(model.parameters(), clip_norm or math.inf)
         optimizer.step()
-        history.grad_norm.append(grad_norm.item())
         history.learning_rate.append(scheduler.get_last_lr()[0])  # the rate this step used
         scheduler.step()
-        with torch.no_grad():
-            keep = tgt_output != pad_id
-            accuracy = (logits.argmax(-1) == tgt_output)[keep].float().mean().item()
+        keep = tgt_output != pad_id
+        history.accuracy.append((logits.argmax(-1) == tgt_output)[keep].float().mean().item())
         history.step.append(step)
         history.loss.append(loss.item())
-        history.accuracy.append(accuracy)
-        postfix = {"loss": f"{history.loss[-1]:.3f}", "acc": f"{accuracy:.3f}"}
+        history.grad_norm.append(grad_norm.item())
         if step % eval_every == 0 or step == steps:
             history.valid_step.append(step)
             history.valid_loss.append(evaluate_loss(model, valid_examples, bos_id))
-        if history.valid_loss:
-            postfix["valid"] = f"{history.valid_loss[-1]:.3f}"
-        bar.set_postfix(postfix, refresh=False)
         if after_step is not None:
             after_step(step)
     return history
