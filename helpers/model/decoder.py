@@ -5,7 +5,7 @@
 import torch
 from torch import nn
 
-from helpers.language import tr
+from helpers.checks import check_positive_int
 from helpers.model.embeddings import PositionalEncoding, TokenEmbedding
 from helpers.model.feed_forward import PositionwiseFeedForward
 from helpers.model.multi_head_attention import KVCache, MultiHeadAttention
@@ -109,10 +109,7 @@ class Decoder(nn.Module):
         beams: rows of tgt per memory row (beam search: row b*beams + j is hypothesis j of
         sentence b), so that the memory's keys and values are held once per sentence.
         """
-        if not isinstance(beams, int) or isinstance(beams, bool) or beams < 1:
-            raise ValueError(
-                tr("beams: expected a positive int, got {beams!r}").format(beams=beams)
-            )
+        check_positive_int("beams", beams)
         return [(KVCache(), KVCache(from_memory=True, beams=beams)) for _ in self.layers]
 
     def forward(
@@ -132,47 +129,6 @@ class Decoder(nn.Module):
         positions read all of them). Also returns the per-layer self- and cross-attention
         weights when need_weights, else None for both.
         """
-        if tgt.dim() != 2:
-            raise ValueError(
-                tr("tgt: expected token ids (batch, tgt_len), got shape {shape}").format(
-                    shape=tuple(tgt.shape)
-                )
-            )
-        beams = cache[0][1].beams if cache else 1  # rows of tgt per memory row
-        if beams == 1 and (memory.dim() != 3 or memory.shape[0] not in (1, tgt.shape[0])):
-            raise ValueError(
-                tr(
-                    "memory: expected (batch, src_len, d_model) with batch {batch} like tgt, "
-                    "got shape {shape}"
-                ).format(batch=tgt.shape[0], shape=tuple(memory.shape))
-            )
-        if beams > 1 and (memory.dim() != 3 or memory.shape[0] * beams != tgt.shape[0]):
-            raise ValueError(
-                tr(
-                    "memory: expected (batch, src_len, d_model) with one row per {beams} rows "
-                    "of tgt (the cache's beams), got shape {shape} for tgt {tgt_shape}"
-                ).format(beams=beams, shape=tuple(memory.shape), tgt_shape=tuple(tgt.shape))
-            )
-        for name, mask in (("tgt_mask", tgt_mask), ("memory_mask", memory_mask)):
-            if mask is not None and mask.dtype != torch.bool:
-                raise ValueError(
-                    tr(
-                        "{name}: expected a bool mask (True = may attend), got dtype {dtype}"
-                    ).format(name=name, dtype=mask.dtype)
-                )
-        if cache is not None and len(cache) != len(self.layers):
-            raise ValueError(
-                tr(
-                    "cache: expected one (self, cross) pair per layer, {layers} in all "
-                    "(use new_cache()), got {got}"
-                ).format(layers=len(self.layers), got=len(cache))
-            )
-        if start < 0:
-            raise ValueError(
-                tr("start: expected the position of tgt's first token (>= 0), got {start}").format(
-                    start=start
-                )
-            )
         x = self.positional_encoding(self.embedding(tgt), start)
         self_weights, cross_weights = [], []
         for index, layer in enumerate(self.layers):

@@ -9,7 +9,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from helpers.language import tr
+from helpers.checks import check_bool_mask, check_heads
 from helpers.model.attention import scaled_dot_product_attention
 
 
@@ -77,13 +77,7 @@ class MultiHeadAttention(nn.Module):
         bias: bool = True,
     ):
         super().__init__()
-        if n_heads < 1 or ((d_k is None or d_v is None) and d_model % n_heads != 0):
-            raise ValueError(
-                tr(
-                    "n_heads: expected a positive divisor of d_model={d_model} "
-                    "(or give d_k and d_v), got {n_heads}"
-                ).format(d_model=d_model, n_heads=n_heads)
-            )
+        check_heads(d_model, n_heads, d_k, d_v)
         # Sizes live on the instance, never in globals: two attentions of different sizes coexist.
         self.d_model = d_model
         self.n_heads = n_heads
@@ -132,48 +126,6 @@ class MultiHeadAttention(nn.Module):
             return q, k, v
         return q, F.linear(key, *roles["k"]), F.linear(value, *roles["v"])
 
-    def check_inputs(
-        self, query: torch.Tensor, key: torch.Tensor, value: torch.Tensor, beams: int = 1
-    ) -> None:
-        """Raise ValueError unless query (batch, len_q, d_model), key and value (batch, len_k, d_model).
-
-        beams > 1: query has that many rows per row of key and value (beams sharing a memory row).
-        """
-        shapes = f"{tuple(query.shape)}, {tuple(key.shape)}, {tuple(value.shape)}"
-        if query.dim() != 3 or key.dim() != 3 or value.dim() != 3:
-            raise ValueError(
-                tr(
-                    "query, key, value: expected (batch, seq_len, d_model) each, "
-                    "got shapes {shapes}"
-                ).format(shapes=shapes)
-            )
-        if {query.shape[-1], key.shape[-1], value.shape[-1]} != {self.d_model}:
-            raise ValueError(
-                tr(
-                    "query, key, value: expected last dimension d_model={d_model}, "
-                    "got shapes {shapes}"
-                ).format(d_model=self.d_model, shapes=shapes)
-            )
-        if key.shape[0] != value.shape[0] or (beams == 1 and query.shape[0] != key.shape[0]):
-            raise ValueError(
-                tr("query, key, value: expected one batch size, got shapes {shapes}").format(
-                    shapes=shapes
-                )
-            )
-        if query.shape[0] != beams * key.shape[0]:
-            raise ValueError(
-                tr(
-                    "query: expected {beams} rows (beams) per row of key and value, "
-                    "got shapes {shapes}"
-                ).format(beams=beams, shapes=shapes)
-            )
-        if key.shape[1] != value.shape[1]:
-            raise ValueError(
-                tr("value: expected len_k={len_k} positions like key, got shapes {shapes}").format(
-                    len_k=key.shape[1], shapes=shapes
-                )
-            )
-
     def forward(
         self,
         query: torch.Tensor,
@@ -195,22 +147,9 @@ class MultiHeadAttention(nn.Module):
         batch, and the weights or None.
         """
         beams = cache.beams if cache is not None and cache.from_memory else 1
-        self.check_inputs(query, key, value, beams)
-        if mask is not None and mask.dtype != torch.bool:
-            # The fused path would silently *add* a float mask to the scores: refuse it on both paths.
-            raise ValueError(
-                tr("mask: expected a bool tensor (True = may attend), got dtype {dtype}").format(
-                    dtype=mask.dtype
-                )
-            )
+        check_bool_mask("mask", mask)  # the fused path would *add* a float mask to the scores
         if beams > 1:
-            if mask is not None and mask.dim() >= 2 and mask.shape[-2] != 1:
-                raise ValueError(
-                    tr(
-                        "mask: expected the same row for every query, shape (..., 1, len_k), "
-                        "when beams share a memory row, got shape {shape}"
-                    ).format(shape=tuple(mask.shape))
-                )
+            assert mask is None or mask.shape[-2] == 1, "beams share a memory row: one mask row"
             # The beams of one memory row become one row of beams * len_q queries. A query reads
             # the keys and values but never the other queries, so this changes no result.
             len_q = query.shape[1]

@@ -9,6 +9,13 @@ from collections.abc import Sequence
 import torch
 import torch.nn.functional as F
 
+from helpers.checks import (
+    check_decoding,
+    check_positive_int,
+    check_search_options,
+    check_strings,
+    check_vocab_of,
+)
 from helpers.language import tr
 from helpers.model.multi_head_attention import KVCache
 from helpers.model.transformer import Transformer
@@ -30,10 +37,6 @@ def forbid_special_tokens(logits: torch.Tensor, pad_id: int, bos_id: int) -> tor
     return logits
 
 
-def _is_int(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
 def output_limits(
     model: Transformer, src: torch.Tensor, max_len: int | None, max_extra_len: int
 ) -> torch.Tensor:
@@ -46,63 +49,6 @@ def output_limits(
         return torch.full((src.shape[0],), max_len, device=src.device)
     lengths = (src != model.config.pad_id).sum(dim=1)
     return (lengths + max_extra_len).clamp(1, model.config.max_len)
-
-
-def _check_options(
-    model: Transformer, beam_size: int, alpha: float, max_len: int | None, max_extra_len: int
-) -> None:
-    """Raise ValueError naming the first search option that cannot be used."""
-    if not isinstance(model, Transformer):
-        raise ValueError(
-            tr("model: expected a helpers.Transformer, got {got}").format(got=type(model).__name__)
-        )
-    if not _is_int(beam_size) or beam_size < 1:
-        raise ValueError(
-            tr("beam_size: expected a positive int, got {beam_size!r}").format(beam_size=beam_size)
-        )
-    if (
-        not isinstance(alpha, int | float)
-        or isinstance(alpha, bool)
-        or not 0 <= alpha < float("inf")
-    ):
-        raise ValueError(tr("alpha: expected a number >= 0, got {alpha!r}").format(alpha=alpha))
-    if max_len is not None and (not _is_int(max_len) or not 1 <= max_len <= model.config.max_len):
-        raise ValueError(
-            tr(
-                "max_len: expected None or an int in [1, {limit}] (the model's max_len), "
-                "got {max_len!r}"
-            ).format(limit=model.config.max_len, max_len=max_len)
-        )
-    if not _is_int(max_extra_len) or max_extra_len < 0:
-        raise ValueError(
-            tr("max_extra_len: expected an int >= 0, got {max_extra_len!r}").format(
-                max_extra_len=max_extra_len
-            )
-        )
-
-
-def _check_decoding_arguments(
-    model: Transformer, src: torch.Tensor, bos_id: int, eos_id: int, beam_size: int, alpha: float,
-    max_len: int | None, max_extra_len: int,
-) -> None:  # fmt: skip
-    """Raise ValueError naming the first argument greedy_decode or beam_search cannot use."""
-    _check_options(model, beam_size, alpha, max_len, max_extra_len)
-    vocab_size = model.config.tgt_vocab_size
-    for name, value in (("bos_id", bos_id), ("eos_id", eos_id)):
-        if not _is_int(value) or not 0 <= value < vocab_size or value == model.config.pad_id:
-            raise ValueError(
-                tr(
-                    "{name}: expected a target id in [0, {vocab_size}) other than "
-                    "pad_id={pad_id}, got {value!r}"
-                ).format(name=name, vocab_size=vocab_size, pad_id=model.config.pad_id, value=value)
-            )
-    if bos_id == eos_id:
-        raise ValueError(
-            tr("eos_id: expected an id different from bos_id={bos_id}, got {eos_id}").format(
-                bos_id=bos_id, eos_id=eos_id
-            )
-        )
-    model.check_ids("src", src, model.config.src_vocab_size)
 
 
 def _select_rows(
@@ -143,7 +89,7 @@ def greedy_decode(
     KVCache per layer); without, each step re-runs the decoder on the whole prefix. Both give the
     same tokens.
     """
-    _check_decoding_arguments(model, src, bos_id, eos_id, 1, 0.0, max_len, max_extra_len)
+    check_decoding(model, src, bos_id, eos_id, 1, 0.0, max_len, max_extra_len)
     limits = output_limits(model, src, max_len, max_extra_len)
     was_training = model.training
     model.eval()  # no dropout while decoding
@@ -216,7 +162,7 @@ def beam_search(
     copy of the memory per beam (same result, slower). trace: when a list is given, one dict per
     step is appended for the first sentence (live hypotheses and finished ones, for notebook 12).
     """
-    _check_decoding_arguments(model, src, bos_id, eos_id, beam_size, alpha, max_len, max_extra_len)
+    check_decoding(model, src, bos_id, eos_id, beam_size, alpha, max_len, max_extra_len)
     limits = output_limits(model, src, max_len, max_extra_len).tolist()
     was_training = model.training
     model.eval()
@@ -407,46 +353,11 @@ def translate(
     and use_cache are those of beam_search and greedy_decode. A sentence with nothing left gives
     an empty translation; an empty list gives an empty list.
     """
-    if not isinstance(model, Transformer):
-        raise ValueError(
-            tr("model: expected a helpers.Transformer, got {got}").format(got=type(model).__name__)
-        )
-    if isinstance(sentences, str) or not isinstance(sentences, Sequence):
-        raise ValueError(
-            tr(
-                "sentences: expected a list of strings, got {got} "
-                "(wrap a single sentence in a list)"
-            ).format(got=type(sentences).__name__)
-        )
-    for index, sentence in enumerate(sentences):
-        if not isinstance(sentence, str):
-            raise ValueError(
-                tr("sentences: expected a list of strings, got {got} at index {index}").format(
-                    got=type(sentence).__name__, index=index
-                )
-            )
-    for name, vocab, size in (
-        ("src_vocab", src_vocab, model.config.src_vocab_size),
-        ("tgt_vocab", tgt_vocab, model.config.tgt_vocab_size),
-    ):
-        if (
-            not isinstance(vocab, Vocab)
-            or len(vocab) != size
-            or vocab.pad_id != model.config.pad_id
-        ):
-            raise ValueError(
-                tr(
-                    "{name}: expected the model's vocabulary ({size} tokens, pad_id={pad_id}), "
-                    "got {vocab!r:.60}"
-                ).format(name=name, size=size, pad_id=model.config.pad_id, vocab=vocab)
-            )
-    _check_options(model, beam_size, alpha, max_len, max_extra_len)
-    if not _is_int(batch_size) or batch_size < 1:
-        raise ValueError(
-            tr("batch_size: expected a positive int, got {batch_size!r}").format(
-                batch_size=batch_size
-            )
-        )
+    check_search_options(model, beam_size, alpha, max_len, max_extra_len)
+    check_strings("sentences", sentences)
+    check_vocab_of("src_vocab", src_vocab, model.config.src_vocab_size, model.config.pad_id)
+    check_vocab_of("tgt_vocab", tgt_vocab, model.config.tgt_vocab_size, model.config.pad_id)
+    check_positive_int("batch_size", batch_size)
     unknown = sorted(
         {word for sentence in sentences for word in unknown_words(sentence, src_vocab)}
     )
