@@ -254,14 +254,39 @@ def check_decode_inputs(
         )
 
 
-def check_search_options(
-    model: Any, beam_size: Any, alpha: Any, max_len: Any, max_extra_len: Any
-) -> None:
-    """The options of greedy_decode, beam_search and translate."""
+def check_model(model: Any) -> None:
+    """``model`` is a helpers.Transformer (decoding, translate, the PyTorch reference)."""
     from helpers.model.transformer import Transformer
 
     if not isinstance(model, Transformer):
         fail("model: expected a helpers.Transformer, got {got}", got=type(model).__name__)
+
+
+def check_reference_config(config: Any) -> None:
+    """The PyTorch reference (notebook 10) can mirror this config: d_k = d_v = d_model / n_heads
+    (nn.MultiheadAttention's only head size) and the sinusoidal table."""
+    head_size = config.d_model // config.n_heads
+    if config.d_model % config.n_heads or {config.d_k, config.d_v} - {None, head_size}:
+        fail(
+            "config: nn.MultiheadAttention needs d_k = d_v = d_model / n_heads, got "
+            "d_model={d_model}, n_heads={n_heads}, d_k={d_k}, d_v={d_v}",
+            d_model=config.d_model,
+            n_heads=config.n_heads,
+            d_k=config.d_k,
+            d_v=config.d_v,
+        )
+    if config.positional != "sinusoidal":
+        fail(
+            "config: the reference uses the sinusoidal table, got positional={positional!r}",
+            positional=config.positional,
+        )
+
+
+def check_search_options(
+    model: Any, beam_size: Any, alpha: Any, max_len: Any, max_extra_len: Any
+) -> None:
+    """The options of greedy_decode, beam_search and translate."""
+    check_model(model)
     check_positive_int("beam_size", beam_size)
     check_number("alpha", alpha, low=0.0)
     limit = model.config.max_len

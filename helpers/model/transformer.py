@@ -29,13 +29,10 @@ from helpers.model.multi_head_attention import xavier_init_
 class TransformerConfig:
     """Sizes of a Transformer; the defaults are the paper's base model (Table 3, row "base").
 
-    d_k, d_v: per-head sizes, d_model // n_heads when None. norm_first: Pre-LN instead of the
-    paper's Post-LN. share_embeddings: one matrix for the source embedding, the target
-    embedding and the output projection (paper §3.4; needs one shared vocabulary).
-    tie_output_projection: share only the target embedding with the output projection.
-    max_len: the longest sequence the positional table covers. pad_id: the padding token, from
-    which the model builds its masks. positional: "sinusoidal" (the paper's choice) or "learned"
-    (a trained table of max_len x d_model per stack, Table 3 row (E)).
+    d_k, d_v: per-head sizes, d_model // n_heads when None. norm_first: Pre-LN. share_embeddings:
+    one matrix for both embeddings and the output projection (§3.4); tie_output_projection: the
+    target embedding and the projection only. max_len: the positional table's length. pad_id:
+    the padding token (masks). positional: "sinusoidal" or "learned" (Table 3 row (E)).
     """
 
     src_vocab_size: int
@@ -124,12 +121,8 @@ class Transformer(nn.Module):
 
 @dataclass
 class AttentionWeights:
-    """Attention weights of every layer, each (batch, n_heads, len_q, len_k).
-
-    encoder_self: one per encoder layer, len_q = len_k = src_len. decoder_self: one per decoder
-    layer, len_q = len_k = tgt_len. decoder_cross: one per decoder layer, len_q = tgt_len and
-    len_k = src_len.
-    """
+    """One (batch, n_heads, len_q, len_k) map per layer: len_q, len_k = src_len, src_len in
+    encoder_self; tgt_len, tgt_len in decoder_self; tgt_len, src_len in decoder_cross."""
 
     encoder_self: list[torch.Tensor]
     decoder_self: list[torch.Tensor]
