@@ -163,7 +163,8 @@ def check_heads(d_model: int, n_heads: Any, d_k: Any = None, d_v: Any = None) ->
     check_positive_int("d_v", d_v, allow_none=True)
     if (d_k is None or d_v is None) and d_model % n_heads != 0:
         fail(
-            "n_heads: expected a divisor of d_model={d_model} (or set d_k and d_v), got {n_heads}",
+            "n_heads: expected a positive divisor of d_model={d_model} (or give d_k and d_v), "
+            "got {n_heads}",
             d_model=d_model,
             n_heads=n_heads,
         )

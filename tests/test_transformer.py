@@ -555,7 +555,7 @@ def test_config_edges():
     with pytest.raises(ValueError) as error:
         TransformerConfig(5, 5, d_model=10, n_heads=4, d_ff=8, n_layers=1, d_k=2).validate()
     assert str(error.value) == (
-        "n_heads: expected a divisor of d_model=10 (or set d_k and d_v), got 4"
+        "n_heads: expected a positive divisor of d_model=10 (or give d_k and d_v), got 4"
     )
     with pytest.raises(ValueError) as error:
         TransformerConfig(5, 5, d_model=8, n_heads=2, d_ff=8, n_layers=1, dropout=1.0).validate()
