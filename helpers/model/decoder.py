@@ -2,7 +2,6 @@
 # change the cells marked `#| export model.decoder` there, then run `make export`.
 """The decoder: masked self-attention, cross-attention over the memory, feed-forward (notebook 09)."""
 
-import torch
 from torch import nn
 
 from helpers.checks import check_positive_int
@@ -20,16 +19,7 @@ class DecoderLayer(nn.Module):
     attention weights (training only).
     """
 
-    def __init__(
-        self,
-        d_model: int,
-        n_heads: int,
-        d_ff: int,
-        dropout: float = 0.0,
-        d_k: int | None = None,
-        d_v: int | None = None,
-        norm_first: bool = False,
-    ):
+    def __init__(self, d_model, n_heads, d_ff, dropout=0.0, d_k=None, d_v=None, norm_first=False):
         super().__init__()
         self.self_attention = MultiHeadAttention(d_model, n_heads, d_k, d_v, dropout)
         self.self_attention_residual = ResidualSublayer(d_model, dropout, norm_first)
@@ -38,15 +28,7 @@ class DecoderLayer(nn.Module):
         self.feed_forward = PositionwiseFeedForward(d_model, d_ff, dropout)
         self.feed_forward_residual = ResidualSublayer(d_model, dropout, norm_first)
 
-    def forward(
-        self,
-        x: torch.Tensor,
-        memory: torch.Tensor,
-        tgt_mask: torch.Tensor | None,
-        memory_mask: torch.Tensor | None,
-        need_weights: bool = False,
-        cache: tuple[KVCache, KVCache] | None = None,
-    ) -> tuple[torch.Tensor, torch.Tensor | None, torch.Tensor | None]:
+    def forward(self, x, memory, tgt_mask, memory_mask, need_weights=False, cache=None):
         """x: (batch, tgt_len, d_model), memory: (batch, src_len, d_model).
 
         tgt_mask: bool (batch, 1, tgt_len, tgt_len), True where a target position may read
@@ -80,18 +62,9 @@ class Decoder(nn.Module):
     """
 
     def __init__(
-        self,
-        vocab_size: int,
-        d_model: int,
-        n_heads: int,
-        d_ff: int,
-        n_layers: int,
-        dropout: float = 0.0,
-        d_k: int | None = None,
-        d_v: int | None = None,
-        norm_first: bool = False,
-        max_len: int = 5000,
-    ):
+        self, vocab_size, d_model, n_heads, d_ff, n_layers, dropout=0.0, d_k=None, d_v=None,
+        norm_first=False, max_len=5000,
+    ):  # fmt: skip
         super().__init__()
         self.embedding = TokenEmbedding(vocab_size, d_model)
         self.positional_encoding = PositionalEncoding(d_model, max_len, dropout)
@@ -112,16 +85,7 @@ class Decoder(nn.Module):
         check_positive_int("beams", beams)
         return [(KVCache(), KVCache(from_memory=True, beams=beams)) for _ in self.layers]
 
-    def forward(
-        self,
-        tgt: torch.Tensor,
-        memory: torch.Tensor,
-        tgt_mask: torch.Tensor | None,
-        memory_mask: torch.Tensor | None,
-        need_weights: bool = False,
-        cache: list[tuple[KVCache, KVCache]] | None = None,
-        start: int = 0,
-    ) -> tuple[torch.Tensor, list[torch.Tensor] | None, list[torch.Tensor] | None]:
+    def forward(self, tgt, memory, tgt_mask, memory_mask, need_weights=False, cache=None, start=0):
         """tgt: (batch, tgt_len) ids at positions start, start+1, ... -> (batch, tgt_len, d_model).
 
         memory: (batch, src_len, d_model), the encoder's output. tgt_mask, memory_mask: bool, see
