@@ -287,18 +287,10 @@ def source_ids(sentence: str, src_vocab: Vocab) -> list[int]:
 
 
 def translate(
-    model: Transformer,
-    sentences: Sequence[str],
-    src_vocab: Vocab,
-    tgt_vocab: Vocab,
-    *,
-    beam_size: int = 1,
-    alpha: float = 0.6,
-    max_len: int | None = None,
-    max_extra_len: int = MAX_EXTRA_LEN,
-    use_cache: bool = True,
-    batch_size: int = 64,
-) -> list[str]:
+    model: Transformer, sentences: Sequence[str], src_vocab: Vocab, tgt_vocab: Vocab, *,
+    beam_size=1, alpha=0.6, max_len=None, max_extra_len=MAX_EXTRA_LEN, use_cache=True,
+    batch_size=64,
+) -> list[str]:  # fmt: skip
     """Translate a list of strings into a list of strings (greedy when beam_size is 1).
 
     Each sentence is tokenised like the corpus (source_ids: lower case, punctuation split off,
