@@ -266,3 +266,211 @@ def check_smoothing_loss(logits: Any, target: Any, epsilon: Any, pad_id: int) ->
         )
     if not (target != pad_id).any():
         fail("target: every position is padding, there is nothing to learn from")
+
+
+# ------------------------------------------------------------------------------------------------
+# Notebooks 05, 09, 10 and 12 (attention, decoder, Transformer, decoding): checks of one component.
+
+
+def check_heads(d_model: int, n_heads: Any, d_k: Any = None, d_v: Any = None) -> None:
+    """n_heads >= 1 divides d_model, unless d_k and d_v are both given; d_k, d_v None or >= 1."""
+    check_positive_int("n_heads", n_heads)
+    check_positive_int("d_k", d_k, allow_none=True)
+    check_positive_int("d_v", d_v, allow_none=True)
+    if (d_k is None or d_v is None) and d_model % n_heads != 0:
+        fail(
+            "n_heads: expected a positive divisor of d_model={d_model} (or give d_k and d_v), "
+            "got {n_heads}",
+            d_model=d_model,
+            n_heads=n_heads,
+        )
+
+
+def check_vocabularies(config: Any) -> None:
+    """A TransformerConfig's share_embeddings needs one vocabulary; its pad_id is an id of both."""
+    if config.share_embeddings and config.src_vocab_size != config.tgt_vocab_size:
+        fail(
+            "share_embeddings: needs one shared vocabulary, got "
+            "src_vocab_size={src_vocab_size} and tgt_vocab_size={tgt_vocab_size}",
+            src_vocab_size=config.src_vocab_size,
+            tgt_vocab_size=config.tgt_vocab_size,
+        )
+    pad_id = config.pad_id
+    if (
+        isinstance(pad_id, bool)
+        or not isinstance(pad_id, int)
+        or not 0 <= pad_id < min(config.src_vocab_size, config.tgt_vocab_size)
+    ):
+        fail("pad_id: expected an id inside both vocabularies, got {pad_id!r}", pad_id=pad_id)
+
+
+def check_source_and_target(model: Any, src: Any, tgt: Any) -> None:
+    """Transformer.forward: src and tgt are token ids of the model's vocabularies, one batch size."""
+    import torch
+
+    config = model.config
+    if (
+        isinstance(src, torch.Tensor)
+        and isinstance(tgt, torch.Tensor)
+        and src.dim() == tgt.dim() == 2
+        and src.shape[0] != tgt.shape[0]
+    ):
+        fail(
+            "tgt: expected batch size {batch} like src, got {got}",
+            batch=src.shape[0],
+            got=tgt.shape[0],
+        )
+    check_token_ids("src", src, vocab_size=config.src_vocab_size, max_len=config.max_len)
+    check_token_ids("tgt", tgt, vocab_size=config.tgt_vocab_size, max_len=config.max_len)
+
+
+def check_decode_inputs(
+    model: Any, tgt: Any, memory: Any, src: Any, cache: Any, start: Any
+) -> None:
+    """Transformer.decode: tgt ids (from start 0; later steps feed the model's own tokens), memory
+    of encode(src)'s shape, as many rows of tgt per row of src as the cache has beams, and a cache
+    of this model holding exactly ``start`` positions."""
+    config = model.config
+    check_non_negative_int("start", start)
+    if start == 0:
+        check_token_ids("tgt", tgt, vocab_size=config.tgt_vocab_size, max_len=config.max_len)
+    expected = (*src.shape, config.d_model)
+    if tuple(memory.shape) != expected:
+        fail(
+            "memory: expected (batch, src_len, d_model) = {expected}, got {shape}",
+            expected=expected,
+            shape=tuple(memory.shape),
+        )
+    beams = cache[0][1].beams if cache else 1  # rows of tgt per row of src
+    if beams == 1 and tgt.shape[0] != src.shape[0]:
+        fail(
+            "tgt: expected batch size {batch} like src, got {got}",
+            batch=src.shape[0],
+            got=tgt.shape[0],
+        )
+    if tgt.shape[0] != beams * src.shape[0]:
+        fail(
+            "tgt: expected batch size {batch}, {beams} rows (the cache's beams) per row of src, got {got}",
+            batch=beams * src.shape[0],
+            beams=beams,
+            got=tgt.shape[0],
+        )
+    if cache is None:
+        return
+    if len(cache) != len(model.decoder.layers):
+        fail(
+            "cache: expected one (self, cross) pair per layer, {layers} in all (use new_cache()), got {got}",
+            layers=len(model.decoder.layers),
+            got=len(cache),
+        )
+    if start != cache[0][0].length:
+        fail(
+            "start: expected {cached}, the number of positions already in the cache, got {start}",
+            cached=cache[0][0].length,
+            start=start,
+        )
+
+
+def check_model(model: Any) -> None:
+    """``model`` is a helpers.Transformer (decoding, translate, the PyTorch reference)."""
+    from helpers.model.transformer import Transformer
+
+    if not isinstance(model, Transformer):
+        fail("model: expected a helpers.Transformer, got {got}", got=type(model).__name__)
+
+
+def check_reference_config(config: Any) -> None:
+    """The PyTorch reference (notebook 10) can mirror this config: d_k = d_v = d_model / n_heads
+    (nn.MultiheadAttention's only head size) and the sinusoidal table."""
+    head_size = config.d_model // config.n_heads
+    if config.d_model % config.n_heads or {config.d_k, config.d_v} - {None, head_size}:
+        fail(
+            "config: nn.MultiheadAttention needs d_k = d_v = d_model / n_heads, got "
+            "d_model={d_model}, n_heads={n_heads}, d_k={d_k}, d_v={d_v}",
+            d_model=config.d_model,
+            n_heads=config.n_heads,
+            d_k=config.d_k,
+            d_v=config.d_v,
+        )
+    if config.positional != "sinusoidal":
+        fail(
+            "config: the reference uses the sinusoidal table, got positional={positional!r}",
+            positional=config.positional,
+        )
+
+
+def check_search_options(
+    model: Any, beam_size: Any, alpha: Any, max_len: Any, max_extra_len: Any
+) -> None:
+    """The options of greedy_decode, beam_search and translate."""
+    check_model(model)
+    check_positive_int("beam_size", beam_size)
+    check_number("alpha", alpha, low=0.0)
+    limit = model.config.max_len
+    if max_len is not None and (
+        isinstance(max_len, bool) or not isinstance(max_len, int) or not 1 <= max_len <= limit
+    ):
+        fail(
+            "max_len: expected None or an int in [1, {limit}] (the model's max_len), got {max_len!r}",
+            limit=limit,
+            max_len=max_len,
+        )
+    check_non_negative_int("max_extra_len", max_extra_len)
+
+
+def check_decoding(
+    model: Any, src: Any, bos_id: Any, eos_id: Any, beam_size: Any, alpha: Any, max_len: Any,
+    max_extra_len: Any,
+) -> None:  # fmt: skip
+    """greedy_decode and beam_search: the options, the start and end ids, the source ids."""
+    check_search_options(model, beam_size, alpha, max_len, max_extra_len)
+    config = model.config
+    for name, value in (("bos_id", bos_id), ("eos_id", eos_id)):
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, int)
+            or not 0 <= value < config.tgt_vocab_size
+            or value == config.pad_id
+        ):
+            fail(
+                "{name}: expected a target id in [0, {vocab_size}) other than pad_id={pad_id}, got {value!r}",
+                name=name,
+                vocab_size=config.tgt_vocab_size,
+                pad_id=config.pad_id,
+                value=value,
+            )
+    if bos_id == eos_id:
+        fail(
+            "eos_id: expected an id different from bos_id={bos_id}, got {eos_id}",
+            bos_id=bos_id,
+            eos_id=eos_id,
+        )
+    check_token_ids("src", src, vocab_size=config.src_vocab_size, max_len=config.max_len)
+
+
+def check_vocab_of(name: str, vocab: Any, size: int, pad_id: int) -> None:
+    """translate: vocab is the model's vocabulary (a Vocab of that size and padding id)."""
+    from helpers.text.vocab import Vocab
+
+    if not isinstance(vocab, Vocab) or len(vocab) != size or vocab.pad_id != pad_id:
+        fail(
+            "{name}: expected the model's vocabulary ({size} tokens, pad_id={pad_id}), got {vocab!r:.60}",
+            name=name,
+            size=size,
+            pad_id=pad_id,
+            vocab=vocab,
+        )
+
+
+def check_translation_pairs(hypotheses: Any, references: Any) -> None:
+    """corpus_bleu and exact_match: two equally long, non-empty lists of strings."""
+    check_strings("hypotheses", hypotheses)
+    check_strings("references", references)
+    if not hypotheses:
+        fail("hypotheses: expected at least one translation, got an empty list")
+    if len(hypotheses) != len(references):
+        fail(
+            "references: expected one per hypothesis ({expected}), got {got}",
+            expected=len(hypotheses),
+            got=len(references),
+        )

@@ -652,9 +652,7 @@ def test_translate_error_messages(tiny_translator):
     model, src_vocab, tgt_vocab = tiny_translator
     with pytest.raises(ValueError) as error:
         translate(model, "der mann", src_vocab, tgt_vocab)
-    assert str(error.value) == (
-        "sentences: expected a list of strings, got str (wrap a single sentence in a list)"
-    )
+    assert str(error.value) == ("sentences: expected a list of strings, got a single str")
     with pytest.raises(ValueError) as error:
         translate(model, ["der mann", None], src_vocab, tgt_vocab)
     assert str(error.value) == "sentences: expected a list of strings, got NoneType at index 1"
@@ -757,8 +755,8 @@ def test_output_limits_at_their_edges():
 @pytest.mark.parametrize(
     "options, message",
     [
-        ({"alpha": True}, "alpha: expected a number >= 0, got True"),
-        ({"alpha": float("inf")}, "alpha: expected a number >= 0, got inf"),
+        ({"alpha": True}, "alpha: expected a number in [0.0, inf), got True"),
+        ({"alpha": float("inf")}, "alpha: expected a number in [0.0, inf), got inf"),
         ({"bos_id": 15}, "bos_id: expected a target id in [0, 15) other than pad_id=0, got 15"),
         ({"bos_id": EOS}, f"eos_id: expected an id different from bos_id={EOS}, got {EOS}"),
     ],

@@ -228,6 +228,8 @@ def test_stepping_the_decoder_redraws_each_step(shipped):
     from helpers.explore.decoding import explore_decoding
 
     explorer = explore_decoding(*shipped, show=False)
+    # The first view is a step where the search has already branched, not step 0.
+    assert explorer.controls["step"].value == 3
     pictures = set()
     for step in range(3):
         explorer.update(step=step)

@@ -329,6 +329,16 @@ GOOD_TGT = torch.tensor([[1, 2]])
             ),
             "start",
         ),
+        # What the decoder and its attention layers checked before they trusted their caller:
+        (lambda m: m.decode(GOOD_TGT, torch.zeros(1, 3, 8), GOOD_SRC), "memory"),
+        (lambda m: m.decode(GOOD_TGT[0], torch.zeros(1, 3, 16), GOOD_SRC), "tgt"),
+        (lambda m: m.decode(GOOD_TGT, torch.zeros(1, 3, 16), GOOD_SRC, start=-1), "start"),
+        (
+            lambda m: m.decode(
+                GOOD_TGT[:, :1], torch.zeros(1, 3, 16), GOOD_SRC, cache=m.decoder.new_cache()[:1]
+            ),
+            "cache",
+        ),
     ],
 )
 def test_bad_input_raises_naming_the_argument(model, call, argument):
@@ -529,7 +539,7 @@ def test_learned_positional_embedding_survives_a_checkpoint(tmp_path):
 
 def test_positional_must_be_sinusoidal_or_learned():
     with pytest.raises(
-        ValueError, match=r"positional: expected 'sinusoidal' or 'learned', got 'rope'"
+        ValueError, match=r"positional: expected one of 'sinusoidal', 'learned', got 'rope'"
     ):
         small_model(positional="rope")
     from helpers.model.torch_reference import to_torch_reference
@@ -545,11 +555,11 @@ def test_config_edges():
     with pytest.raises(ValueError) as error:
         TransformerConfig(5, 5, d_model=10, n_heads=4, d_ff=8, n_layers=1, d_k=2).validate()
     assert str(error.value) == (
-        "n_heads: expected a divisor of d_model=10 (or set d_k and d_v), got 4"
+        "n_heads: expected a positive divisor of d_model=10 (or give d_k and d_v), got 4"
     )
     with pytest.raises(ValueError) as error:
         TransformerConfig(5, 5, d_model=8, n_heads=2, d_ff=8, n_layers=1, dropout=1.0).validate()
-    assert str(error.value) == "dropout: expected a probability in [0, 1), got 1.0"
+    assert str(error.value) == "dropout: expected a number in [0.0, 1.0), got 1.0"
 
 
 def test_forward_names_the_batch_size_that_differs():

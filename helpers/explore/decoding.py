@@ -167,8 +167,12 @@ def explore_decoding(
     tgt_vocab: Vocab,
     sentence: str = "ihr kauft ein , weil wir aufstehen",
     show: bool = True,
+    step: int = 3,
 ) -> Explorer:
-    """Step through beam search (beam size 1 and alpha 0: greedy decoding) on your sentence."""
+    """Step through beam search (beam size 1 and alpha 0: greedy decoding) on your sentence.
+
+    step: the step shown first (3: the tree already branches, and a hypothesis has been dropped).
+    """
     import ipywidgets as widgets
 
     source = DecodingSource(model, src_vocab, tgt_vocab)
@@ -185,7 +189,7 @@ def explore_decoding(
         "alpha": widgets.FloatSlider(
             0.6, min=0.0, max=2.0, step=0.1, description="alpha", style=style
         ),
-        "step": widgets.IntSlider(0, min=0, max=40, description=tr("step"), style=style),
+        "step": widgets.IntSlider(step, min=0, max=40, description=tr("step"), style=style),
     }
 
     def view(**settings) -> dict:

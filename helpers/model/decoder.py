@@ -2,10 +2,9 @@
 # change the cells marked `#| export model.decoder` there, then run `make export`.
 """The decoder: masked self-attention, cross-attention over the memory, feed-forward (notebook 09)."""
 
-import torch
 from torch import nn
 
-from helpers.language import tr
+from helpers.checks import check_positive_int
 from helpers.model.embeddings import PositionalEncoding, TokenEmbedding
 from helpers.model.feed_forward import PositionwiseFeedForward
 from helpers.model.multi_head_attention import KVCache, MultiHeadAttention
@@ -20,16 +19,7 @@ class DecoderLayer(nn.Module):
     attention weights (training only).
     """
 
-    def __init__(
-        self,
-        d_model: int,
-        n_heads: int,
-        d_ff: int,
-        dropout: float = 0.0,
-        d_k: int | None = None,
-        d_v: int | None = None,
-        norm_first: bool = False,
-    ):
+    def __init__(self, d_model, n_heads, d_ff, dropout=0.0, d_k=None, d_v=None, norm_first=False):
         super().__init__()
         self.self_attention = MultiHeadAttention(d_model, n_heads, d_k, d_v, dropout)
         self.self_attention_residual = ResidualSublayer(d_model, dropout, norm_first)
@@ -38,15 +28,7 @@ class DecoderLayer(nn.Module):
         self.feed_forward = PositionwiseFeedForward(d_model, d_ff, dropout)
         self.feed_forward_residual = ResidualSublayer(d_model, dropout, norm_first)
 
-    def forward(
-        self,
-        x: torch.Tensor,
-        memory: torch.Tensor,
-        tgt_mask: torch.Tensor | None,
-        memory_mask: torch.Tensor | None,
-        need_weights: bool = False,
-        cache: tuple[KVCache, KVCache] | None = None,
-    ) -> tuple[torch.Tensor, torch.Tensor | None, torch.Tensor | None]:
+    def forward(self, x, memory, tgt_mask, memory_mask, need_weights=False, cache=None):
         """x: (batch, tgt_len, d_model), memory: (batch, src_len, d_model).
 
         tgt_mask: bool (batch, 1, tgt_len, tgt_len), True where a target position may read
@@ -80,18 +62,9 @@ class Decoder(nn.Module):
     """
 
     def __init__(
-        self,
-        vocab_size: int,
-        d_model: int,
-        n_heads: int,
-        d_ff: int,
-        n_layers: int,
-        dropout: float = 0.0,
-        d_k: int | None = None,
-        d_v: int | None = None,
-        norm_first: bool = False,
-        max_len: int = 5000,
-    ):
+        self, vocab_size, d_model, n_heads, d_ff, n_layers, dropout=0.0, d_k=None, d_v=None,
+        norm_first=False, max_len=5000,
+    ):  # fmt: skip
         super().__init__()
         self.embedding = TokenEmbedding(vocab_size, d_model)
         self.positional_encoding = PositionalEncoding(d_model, max_len, dropout)
@@ -109,22 +82,10 @@ class Decoder(nn.Module):
         beams: rows of tgt per memory row (beam search: row b*beams + j is hypothesis j of
         sentence b), so that the memory's keys and values are held once per sentence.
         """
-        if not isinstance(beams, int) or isinstance(beams, bool) or beams < 1:
-            raise ValueError(
-                tr("beams: expected a positive int, got {beams!r}").format(beams=beams)
-            )
+        check_positive_int("beams", beams)
         return [(KVCache(), KVCache(from_memory=True, beams=beams)) for _ in self.layers]
 
-    def forward(
-        self,
-        tgt: torch.Tensor,
-        memory: torch.Tensor,
-        tgt_mask: torch.Tensor | None,
-        memory_mask: torch.Tensor | None,
-        need_weights: bool = False,
-        cache: list[tuple[KVCache, KVCache]] | None = None,
-        start: int = 0,
-    ) -> tuple[torch.Tensor, list[torch.Tensor] | None, list[torch.Tensor] | None]:
+    def forward(self, tgt, memory, tgt_mask, memory_mask, need_weights=False, cache=None, start=0):
         """tgt: (batch, tgt_len) ids at positions start, start+1, ... -> (batch, tgt_len, d_model).
 
         memory: (batch, src_len, d_model), the encoder's output. tgt_mask, memory_mask: bool, see
@@ -132,47 +93,6 @@ class Decoder(nn.Module):
         positions read all of them). Also returns the per-layer self- and cross-attention
         weights when need_weights, else None for both.
         """
-        if tgt.dim() != 2:
-            raise ValueError(
-                tr("tgt: expected token ids (batch, tgt_len), got shape {shape}").format(
-                    shape=tuple(tgt.shape)
-                )
-            )
-        beams = cache[0][1].beams if cache else 1  # rows of tgt per memory row
-        if beams == 1 and (memory.dim() != 3 or memory.shape[0] not in (1, tgt.shape[0])):
-            raise ValueError(
-                tr(
-                    "memory: expected (batch, src_len, d_model) with batch {batch} like tgt, "
-                    "got shape {shape}"
-                ).format(batch=tgt.shape[0], shape=tuple(memory.shape))
-            )
-        if beams > 1 and (memory.dim() != 3 or memory.shape[0] * beams != tgt.shape[0]):
-            raise ValueError(
-                tr(
-                    "memory: expected (batch, src_len, d_model) with one row per {beams} rows "
-                    "of tgt (the cache's beams), got shape {shape} for tgt {tgt_shape}"
-                ).format(beams=beams, shape=tuple(memory.shape), tgt_shape=tuple(tgt.shape))
-            )
-        for name, mask in (("tgt_mask", tgt_mask), ("memory_mask", memory_mask)):
-            if mask is not None and mask.dtype != torch.bool:
-                raise ValueError(
-                    tr(
-                        "{name}: expected a bool mask (True = may attend), got dtype {dtype}"
-                    ).format(name=name, dtype=mask.dtype)
-                )
-        if cache is not None and len(cache) != len(self.layers):
-            raise ValueError(
-                tr(
-                    "cache: expected one (self, cross) pair per layer, {layers} in all "
-                    "(use new_cache()), got {got}"
-                ).format(layers=len(self.layers), got=len(cache))
-            )
-        if start < 0:
-            raise ValueError(
-                tr("start: expected the position of tgt's first token (>= 0), got {start}").format(
-                    start=start
-                )
-            )
         x = self.positional_encoding(self.embedding(tgt), start)
         self_weights, cross_weights = [], []
         for index, layer in enumerate(self.layers):

@@ -9,8 +9,122 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from helpers.language import tr
+from helpers.checks import check_bool_mask, check_heads
+from helpers.classes import add_to_class
 from helpers.model.attention import scaled_dot_product_attention
+
+
+class MultiHeadAttention(nn.Module):
+    """MultiHead(Q, K, V) = Concat(head_1, ..., head_h) W^O, head_i = Attention(Q W_i^Q, K W_i^K, V W_i^V).
+
+    All h projections of one role are one Linear of size h * d_k, then split (paper §3.2.2); the
+    three roles are stacked in one parameter, ``w_qkv`` (rows: W^Q, then W^K, then W^V), like
+    ``nn.MultiheadAttention.in_proj_weight``. d_k and d_v default to d_model / n_heads.
+    """
+
+    def __init__(self, d_model, n_heads, d_k=None, d_v=None, dropout=0.0, bias=True):
+        super().__init__()
+        check_heads(d_model, n_heads, d_k, d_v)
+        # Sizes live on the instance, never in globals: two attentions of different sizes coexist.
+        self.d_model, self.n_heads = d_model, n_heads
+        self.d_k = d_k if d_k is not None else d_model // n_heads
+        self.d_v = d_v if d_v is not None else d_model // n_heads
+        self.sizes = [n_heads * self.d_k, n_heads * self.d_k, n_heads * self.d_v]  # rows of q, k, v
+        # Created uninitialised, then each role's block is initialised as its own nn.Linear
+        # would be: W^Q, W^K and W^V start exactly as three separate layers.
+        self.w_qkv = nn.utils.skip_init(nn.Linear, d_model, sum(self.sizes), bias=bias)
+        for weight, role_bias in self.input_projections().values():
+            nn.init.kaiming_uniform_(weight, a=math.sqrt(5))  # nn.Linear's own initialisation
+            if role_bias is not None:
+                nn.init.uniform_(role_bias, -(d_model**-0.5), d_model**-0.5)
+        self.w_o = nn.Linear(n_heads * self.d_v, d_model, bias=bias)
+        self.attention_dropout = nn.Dropout(dropout)
+
+    def split_heads(self, x: torch.Tensor, d_head: int) -> torch.Tensor:
+        """(batch, seq_len, n_heads * d_head) -> (batch, n_heads, seq_len, d_head)."""
+        batch, seq_len, _ = x.shape
+        return x.view(batch, seq_len, self.n_heads, d_head).transpose(1, 2)
+
+    def merge_heads(self, x: torch.Tensor) -> torch.Tensor:
+        """(batch, n_heads, seq_len, d_v) -> (batch, seq_len, n_heads * d_v)."""
+        batch, _, seq_len, _ = x.shape
+        # reshape, not view: after the transpose the heads of one position are not adjacent.
+        return x.transpose(1, 2).reshape(batch, seq_len, self.n_heads * self.d_v)
+
+    def forward(self, query, key, value, mask=None, need_weights=False, cache=None):
+        """query: (batch, len_q, d_model), key and value: (batch, len_k, d_model) -> the output
+        (batch, len_q, d_model), and the weights (batch, n_heads, len_q, len_k) or None.
+
+        mask: bool, broadcastable to (batch, n_heads, len_q, len_k), True where attention is
+        allowed. cache: decoding one position at a time, where the cache does the bookkeeping
+        (``KVCache``, notebook 12)."""
+        check_bool_mask("mask", mask)  # the fused path would *add* a float mask to the scores
+        if cache is not None:
+            return cache.attend(self, query, key, value, mask, need_weights)
+        q, k, v = self.project_query_key_value(query, key, value)
+        q, k, v = (self.split_heads(t, d) for t, d in ((q, self.d_k), (k, self.d_k), (v, self.d_v)))
+        heads, weights = self.attend(q, k, v, mask, need_weights)
+        return self.w_o(self.merge_heads(heads)), weights
+
+
+@add_to_class(MultiHeadAttention)
+def input_projections(self) -> dict[str, tuple[torch.Tensor, torch.Tensor | None]]:
+    """{"q": (W^Q, b^Q), "k": ..., "v": ...}: views into w_qkv, one (rows, d_model) block each."""
+    weights = self.w_qkv.weight.split(self.sizes)
+    biases = (None,) * 3 if self.w_qkv.bias is None else self.w_qkv.bias.split(self.sizes)
+    return dict(zip("qkv", zip(weights, biases, strict=True), strict=True))
+
+
+@add_to_class(MultiHeadAttention)
+def project_query_key_value(self, query, key, value):
+    """The three input projections: one matrix product when query, key and value are one tensor."""
+    if query is key and key is value:
+        return self.w_qkv(query).split(self.sizes, dim=-1)  # self-attention
+    roles = self.input_projections()
+    q = F.linear(query, *roles["q"])
+    if key is value:  # cross-attention: keys and values both come from the memory
+        weight = self.w_qkv.weight[self.sizes[0] :]
+        bias = None if self.w_qkv.bias is None else self.w_qkv.bias[self.sizes[0] :]
+        k, v = F.linear(key, weight, bias).split(self.sizes[1:], dim=-1)
+        return q, k, v
+    return q, F.linear(key, *roles["k"]), F.linear(value, *roles["v"])
+
+
+@add_to_class(MultiHeadAttention)
+def attend(self, q, k, v, mask, need_weights):
+    """Every head at once: q (batch, n_heads, len_q, d_k), k and v (batch, n_heads, len_k, d_k or
+    d_v) -> heads (batch, n_heads, len_q, d_v), and the weights or None.
+
+    need_weights: notebook 03's explicit path, which returns the weights; otherwise PyTorch's
+    fused ``F.scaled_dot_product_attention`` (checked equal in a deep dive). Either way a query
+    that may attend to no key gets a zero output, never NaN."""
+    if need_weights:
+        return scaled_dot_product_attention(q, k, v, mask, self.attention_dropout)
+    dropout_p = self.attention_dropout.p if self.training else 0.0
+    heads = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=dropout_p)
+    if mask is not None:  # a row with no allowed key is NaN in the fused kernel: 0, as explicit
+        heads = heads.masked_fill(~mask.any(dim=-1, keepdim=True), 0.0)
+    return heads, None
+
+
+def xavier_init_(model: nn.Module) -> nn.Module:
+    """Xavier-uniform for every matrix, zeros for biases, in place (the paper's models, notebook 10).
+
+    W^Q, W^K and W^V share the parameter w_qkv but are three matrices: each gets the Xavier scale
+    of one (rows, d_model) matrix, as three separate Linear layers would. Returns the model.
+    """
+    blocks = {
+        id(module.w_qkv.weight): [weight for weight, _ in module.input_projections().values()]
+        for module in model.modules()
+        if isinstance(module, MultiHeadAttention)
+    }
+    for name, parameter in model.named_parameters():
+        if parameter.dim() > 1:
+            for matrix in blocks.get(id(parameter), [parameter]):
+                nn.init.xavier_uniform_(matrix)
+        elif name.endswith("bias"):
+            nn.init.zeros_(parameter)
+    return model
 
 
 @dataclass
@@ -57,215 +171,32 @@ class KVCache:
         if self.key is not None:
             self.key, self.value = self.key[rows], self.value[rows]
 
+    def attend(self, attention, query, key, value, mask, need_weights):
+        """``attention(query, key, value, mask, need_weights)`` through the cache.
 
-class MultiHeadAttention(nn.Module):
-    """MultiHead(Q, K, V) = Concat(head_1, ..., head_h) W^O, head_i = Attention(Q W_i^Q, K W_i^K, V W_i^V).
-
-    All h projections of one role are one Linear of size h * d_k, then split (paper §3.2.2); the
-    three roles are stacked in one parameter, ``w_qkv`` (rows: W^Q, then W^K, then W^V), like
-    ``nn.MultiheadAttention.in_proj_weight``, so self-attention projects with one matrix product.
-    d_k and d_v default to d_model / n_heads, the paper's choice.
-    """
-
-    def __init__(
-        self,
-        d_model: int,
-        n_heads: int,
-        d_k: int | None = None,
-        d_v: int | None = None,
-        dropout: float = 0.0,
-        bias: bool = True,
-    ):
-        super().__init__()
-        if n_heads < 1 or ((d_k is None or d_v is None) and d_model % n_heads != 0):
-            raise ValueError(
-                tr(
-                    "n_heads: expected a positive divisor of d_model={d_model} "
-                    "(or give d_k and d_v), got {n_heads}"
-                ).format(d_model=d_model, n_heads=n_heads)
-            )
-        # Sizes live on the instance, never in globals: two attentions of different sizes coexist.
-        self.d_model = d_model
-        self.n_heads = n_heads
-        self.d_k = d_k if d_k is not None else d_model // n_heads
-        self.d_v = d_v if d_v is not None else d_model // n_heads
-        self.sizes = [n_heads * self.d_k, n_heads * self.d_k, n_heads * self.d_v]  # rows of q, k, v
-        # Created uninitialised, then each role's block is initialised as its own nn.Linear
-        # would be: W^Q, W^K and W^V start exactly as three separate layers.
-        self.w_qkv = nn.utils.skip_init(nn.Linear, d_model, sum(self.sizes), bias=bias)
-        for weight, role_bias in self.input_projections().values():
-            nn.init.kaiming_uniform_(weight, a=math.sqrt(5))  # nn.Linear's own initialisation
-            if role_bias is not None:
-                nn.init.uniform_(role_bias, -(d_model**-0.5), d_model**-0.5)
-        self.w_o = nn.Linear(n_heads * self.d_v, d_model, bias=bias)
-        self.attention_dropout = nn.Dropout(dropout)
-
-    def input_projections(self) -> dict[str, tuple[torch.Tensor, torch.Tensor | None]]:
-        """{"q": (W^Q, b^Q), "k": ..., "v": ...}: views into w_qkv, one (rows, d_model) block each."""
-        weights = self.w_qkv.weight.split(self.sizes)
-        biases = (None,) * 3 if self.w_qkv.bias is None else self.w_qkv.bias.split(self.sizes)
-        return dict(zip("qkv", zip(weights, biases, strict=True), strict=True))
-
-    def split_heads(self, x: torch.Tensor, d_head: int) -> torch.Tensor:
-        """(batch, seq_len, n_heads * d_head) -> (batch, n_heads, seq_len, d_head)."""
-        batch, seq_len, _ = x.shape
-        return x.view(batch, seq_len, self.n_heads, d_head).transpose(1, 2)
-
-    def merge_heads(self, x: torch.Tensor) -> torch.Tensor:
-        """(batch, n_heads, seq_len, d_v) -> (batch, seq_len, n_heads * d_v)."""
-        batch, _, seq_len, _ = x.shape
-        # reshape, not view: after the transpose the heads of one position are not adjacent.
-        return x.transpose(1, 2).reshape(batch, seq_len, self.n_heads * self.d_v)
-
-    def project_query_key_value(
-        self, query: torch.Tensor, key: torch.Tensor, value: torch.Tensor
-    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-        """The three input projections: one matrix product when query, key and value are one tensor."""
-        if query is key and key is value:
-            return self.w_qkv(query).split(self.sizes, dim=-1)  # self-attention
-        roles = self.input_projections()
-        q = F.linear(query, *roles["q"])
-        if key is value:  # cross-attention: keys and values both come from the memory
-            weight = self.w_qkv.weight[self.sizes[0] :]
-            bias = None if self.w_qkv.bias is None else self.w_qkv.bias[self.sizes[0] :]
-            k, v = F.linear(key, weight, bias).split(self.sizes[1:], dim=-1)
-            return q, k, v
-        return q, F.linear(key, *roles["k"]), F.linear(value, *roles["v"])
-
-    def check_inputs(
-        self, query: torch.Tensor, key: torch.Tensor, value: torch.Tensor, beams: int = 1
-    ) -> None:
-        """Raise ValueError unless query (batch, len_q, d_model), key and value (batch, len_k, d_model).
-
-        beams > 1: query has that many rows per row of key and value (beams sharing a memory row).
-        """
-        shapes = f"{tuple(query.shape)}, {tuple(key.shape)}, {tuple(value.shape)}"
-        if query.dim() != 3 or key.dim() != 3 or value.dim() != 3:
-            raise ValueError(
-                tr(
-                    "query, key, value: expected (batch, seq_len, d_model) each, "
-                    "got shapes {shapes}"
-                ).format(shapes=shapes)
-            )
-        if {query.shape[-1], key.shape[-1], value.shape[-1]} != {self.d_model}:
-            raise ValueError(
-                tr(
-                    "query, key, value: expected last dimension d_model={d_model}, "
-                    "got shapes {shapes}"
-                ).format(d_model=self.d_model, shapes=shapes)
-            )
-        if key.shape[0] != value.shape[0] or (beams == 1 and query.shape[0] != key.shape[0]):
-            raise ValueError(
-                tr("query, key, value: expected one batch size, got shapes {shapes}").format(
-                    shapes=shapes
-                )
-            )
-        if query.shape[0] != beams * key.shape[0]:
-            raise ValueError(
-                tr(
-                    "query: expected {beams} rows (beams) per row of key and value, "
-                    "got shapes {shapes}"
-                ).format(beams=beams, shapes=shapes)
-            )
-        if key.shape[1] != value.shape[1]:
-            raise ValueError(
-                tr("value: expected len_k={len_k} positions like key, got shapes {shapes}").format(
-                    len_k=key.shape[1], shapes=shapes
-                )
-            )
-
-    def forward(
-        self,
-        query: torch.Tensor,
-        key: torch.Tensor,
-        value: torch.Tensor,
-        mask: torch.Tensor | None = None,
-        need_weights: bool = False,
-        cache: KVCache | None = None,
-    ) -> tuple[torch.Tensor, torch.Tensor | None]:
-        """query: (batch, len_q, d_model), key and value: (batch, len_k, d_model).
-
-        mask: bool, broadcastable to (batch, n_heads, len_q, len_k), True where attention is allowed.
-        need_weights: return the attention weights (batch, n_heads, len_q, len_k); this takes the
-        explicit path of notebook 03. Without it the same computation runs in PyTorch's fused
-        ``F.scaled_dot_product_attention`` (checked equal in notebook 05) and weights are None.
-        Either way a query that may attend to no key gets a zero output, never NaN.
-        cache: see ``KVCache``; a cross-attention cache with beams > 1 takes query rows
-        (batch * beams, len_q, d_model). Returns output (batch, len_q, d_model), with query's
-        batch, and the weights or None.
-        """
-        beams = cache.beams if cache is not None and cache.from_memory else 1
-        self.check_inputs(query, key, value, beams)
-        if mask is not None and mask.dtype != torch.bool:
-            # The fused path would silently *add* a float mask to the scores: refuse it on both paths.
-            raise ValueError(
-                tr("mask: expected a bool tensor (True = may attend), got dtype {dtype}").format(
-                    dtype=mask.dtype
-                )
-            )
-        if beams > 1:
-            if mask is not None and mask.dim() >= 2 and mask.shape[-2] != 1:
-                raise ValueError(
-                    tr(
-                        "mask: expected the same row for every query, shape (..., 1, len_k), "
-                        "when beams share a memory row, got shape {shape}"
-                    ).format(shape=tuple(mask.shape))
-                )
-            # The beams of one memory row become one row of beams * len_q queries. A query reads
-            # the keys and values but never the other queries, so this changes no result.
-            len_q = query.shape[1]
-            query = query.reshape(key.shape[0], beams * len_q, self.d_model)
-        if cache is not None and cache.from_memory and cache.key is not None:
-            # Cross-attention while decoding: the memory's keys and values were projected once.
-            q, k, v = (
-                self.split_heads(F.linear(query, *self.input_projections()["q"]), self.d_k),
-                cache.key,
-                cache.value,
-            )
+        Self-attention: the new positions' keys and values join the earlier ones. Cross-attention:
+        the memory is projected at the first step and reused; with beams > 1, query rows
+        (batch * beams, len_q) read key and value rows (batch, len_k)."""
+        split = attention.split_heads
+        if not self.from_memory:
+            q, k, v = attention.project_query_key_value(query, key, value)
+            k, v = self.append(split(k, attention.d_k), split(v, attention.d_v))
+            heads, weights = attention.attend(split(q, attention.d_k), k, v, mask, need_weights)
+            return attention.w_o(attention.merge_heads(heads)), weights
+        # The beams of one memory row become one row of beams * len_q queries. A query reads the
+        # keys and values but never the other queries, so this changes no result.
+        assert self.beams == 1 or mask is None or mask.shape[-2] == 1, "beams: one mask row"
+        len_q = query.shape[1]
+        query = query.reshape(key.shape[0], self.beams * len_q, attention.d_model)
+        if self.key is None:  # the first step projects the memory
+            q, k, v = attention.project_query_key_value(query, key, value)
+            self.set_memory(split(k, attention.d_k), split(v, attention.d_v))
         else:
-            q, k, v = self.project_query_key_value(query, key, value)
-            q, k, v = (
-                self.split_heads(q, self.d_k),
-                self.split_heads(k, self.d_k),
-                self.split_heads(v, self.d_v),
-            )
-            if cache is not None and cache.from_memory:
-                cache.set_memory(k, v)
-            elif cache is not None:
-                # Self-attention while decoding: the new positions join the earlier ones.
-                k, v = cache.append(k, v)
-        if need_weights:
-            heads, weights = scaled_dot_product_attention(q, k, v, mask, self.attention_dropout)
-        else:
-            dropout_p = self.attention_dropout.p if self.training else 0.0
-            heads = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=dropout_p)
-            weights = None
-            if mask is not None:
-                # A row with no allowed key is NaN in the fused kernel; the explicit path gives 0.
-                heads = heads.masked_fill(~mask.any(dim=-1, keepdim=True), 0.0)
-        output = self.w_o(self.merge_heads(heads))
-        if beams > 1:  # back to one row per beam
-            output = output.reshape(-1, len_q, self.d_model)
-            if weights is not None:
-                weights = weights.unflatten(2, (beams, len_q)).transpose(1, 2).flatten(0, 1)
+            q = F.linear(query, *attention.input_projections()["q"])
+        heads, weights = attention.attend(
+            split(q, attention.d_k), self.key, self.value, mask, need_weights
+        )
+        output = attention.w_o(attention.merge_heads(heads)).reshape(-1, len_q, attention.d_model)
+        if weights is not None:  # back to one row per beam
+            weights = weights.unflatten(2, (self.beams, len_q)).transpose(1, 2).flatten(0, 1)
         return output, weights
-
-
-def xavier_init_(model: nn.Module) -> nn.Module:
-    """Xavier-uniform for every matrix, zeros for biases, in place (the paper's models, notebook 10).
-
-    W^Q, W^K and W^V share the parameter w_qkv but are three matrices: each gets the Xavier scale
-    of one (rows, d_model) matrix, as three separate Linear layers would. Returns the model.
-    """
-    blocks = {
-        id(module.w_qkv.weight): [weight for weight, _ in module.input_projections().values()]
-        for module in model.modules()
-        if isinstance(module, MultiHeadAttention)
-    }
-    for name, parameter in model.named_parameters():
-        if parameter.dim() > 1:
-            for matrix in blocks.get(id(parameter), [parameter]):
-                nn.init.xavier_uniform_(matrix)
-        elif name.endswith("bias"):
-            nn.init.zeros_(parameter)
-    return model

@@ -7,7 +7,7 @@ import math
 import torch
 from torch import nn
 
-from helpers.language import tr
+from helpers.checks import check_model, check_reference_config
 from helpers.model.embeddings import sinusoidal_table
 from helpers.model.multi_head_attention import MultiHeadAttention
 from helpers.model.transformer import Transformer, TransformerConfig
@@ -19,22 +19,7 @@ class TorchReferenceTransformer(nn.Module):
     def __init__(self, config: TransformerConfig):
         super().__init__()
         config.validate()
-        head_size = config.d_model // config.n_heads
-        if config.d_model % config.n_heads or {config.d_k, config.d_v} - {None, head_size}:
-            raise ValueError(
-                tr(
-                    "config: nn.MultiheadAttention needs d_k = d_v = d_model / n_heads, got "
-                    "d_model={d_model}, n_heads={n_heads}, d_k={d_k}, d_v={d_v}"
-                ).format(
-                    d_model=config.d_model, n_heads=config.n_heads, d_k=config.d_k, d_v=config.d_v
-                )
-            )
-        if config.positional != "sinusoidal":
-            raise ValueError(
-                tr(
-                    "config: the reference uses the sinusoidal table, got positional={positional!r}"
-                ).format(positional=config.positional)
-            )
+        check_reference_config(config)  # d_k = d_v = d_model / n_heads, sinusoidal positions
         self.config = config
         self.src_embedding = nn.Embedding(config.src_vocab_size, config.d_model)
         self.tgt_embedding = nn.Embedding(config.tgt_vocab_size, config.d_model)
@@ -106,10 +91,7 @@ def _copy_module(target: nn.Module, source: nn.Module) -> None:
 @torch.no_grad()
 def to_torch_reference(model: Transformer) -> TorchReferenceTransformer:
     """A TorchReferenceTransformer with ``model``'s weights, dropout, device, dtype and mode."""
-    if not isinstance(model, Transformer):
-        raise ValueError(
-            tr("model: expected a helpers.Transformer, got {got}").format(got=type(model).__name__)
-        )
+    check_model(model)
     reference = TorchReferenceTransformer(model.config)
     reference.src_embedding.weight.copy_(model.encoder.embedding.embedding.weight)
     reference.tgt_embedding.weight.copy_(model.decoder.embedding.embedding.weight)

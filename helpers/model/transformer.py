@@ -7,25 +7,32 @@ from dataclasses import asdict, dataclass
 import torch
 from torch import nn
 
-from helpers.language import tr
+from helpers.checks import (
+    check_choice,
+    check_decode_inputs,
+    check_heads,
+    check_positive_int,
+    check_probability,
+    check_source_and_target,
+    check_token_ids,
+    check_vocabularies,
+)
+from helpers.classes import add_to_class
 from helpers.model.decoder import Decoder
 from helpers.model.embeddings import PositionalEncoding
 from helpers.model.encoder import Encoder
 from helpers.model.masks import decoder_self_attention_mask, padding_mask
-from helpers.model.multi_head_attention import KVCache, xavier_init_
+from helpers.model.multi_head_attention import xavier_init_
 
 
 @dataclass
 class TransformerConfig:
     """Sizes of a Transformer; the defaults are the paper's base model (Table 3, row "base").
 
-    d_k, d_v: per-head sizes, d_model // n_heads when None. norm_first: Pre-LN instead of the
-    paper's Post-LN. share_embeddings: one matrix for the source embedding, the target
-    embedding and the output projection (paper §3.4; needs one shared vocabulary).
-    tie_output_projection: share only the target embedding with the output projection.
-    max_len: the longest sequence the positional table covers. pad_id: the padding token, from
-    which the model builds its masks. positional: "sinusoidal" (the paper's choice) or "learned"
-    (a trained table of max_len x d_model per stack, Table 3 row (E)).
+    d_k, d_v: per-head sizes, d_model // n_heads when None. norm_first: Pre-LN. share_embeddings:
+    one matrix for both embeddings and the output projection (§3.4); tie_output_projection: the
+    target embedding and the projection only. max_len: the positional table's length. pad_id:
+    the padding token (masks). positional: "sinusoidal" or "learned" (Table 3 row (E)).
     """
 
     src_vocab_size: int
@@ -46,83 +53,16 @@ class TransformerConfig:
 
     def validate(self) -> None:
         """Raise ValueError naming the first field that cannot make a model."""
-        positive = [
-            "src_vocab_size",
-            "tgt_vocab_size",
-            "d_model",
-            "n_heads",
-            "d_ff",
-            "n_layers",
-            "max_len",
-        ]
-        for name in positive:
-            value = getattr(self, name)
-            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-                raise ValueError(
-                    tr("{name}: expected a positive int, got {value!r}").format(
-                        name=name, value=value
-                    )
-                )
-        for name in ("d_k", "d_v"):
-            value = getattr(self, name)
-            if value is not None and (not isinstance(value, int) or value < 1):
-                raise ValueError(
-                    tr("{name}: expected None or a positive int, got {value!r}").format(
-                        name=name, value=value
-                    )
-                )
-        if (self.d_k is None or self.d_v is None) and self.d_model % self.n_heads != 0:
-            raise ValueError(
-                tr(
-                    "n_heads: expected a divisor of d_model={d_model} (or set d_k and d_v), "
-                    "got {n_heads}"
-                ).format(d_model=self.d_model, n_heads=self.n_heads)
-            )
-        if not isinstance(self.dropout, (int, float)) or not 0.0 <= self.dropout < 1.0:
-            raise ValueError(
-                tr("dropout: expected a probability in [0, 1), got {dropout!r}").format(
-                    dropout=self.dropout
-                )
-            )
-        if self.share_embeddings and self.src_vocab_size != self.tgt_vocab_size:
-            raise ValueError(
-                tr(
-                    "share_embeddings: needs one shared vocabulary, got "
-                    "src_vocab_size={src_vocab_size} and tgt_vocab_size={tgt_vocab_size}"
-                ).format(src_vocab_size=self.src_vocab_size, tgt_vocab_size=self.tgt_vocab_size)
-            )
-        if self.positional not in ("sinusoidal", "learned"):
-            raise ValueError(
-                tr("positional: expected 'sinusoidal' or 'learned', got {positional!r}").format(
-                    positional=self.positional
-                )
-            )
-        if not isinstance(self.pad_id, int) or not 0 <= self.pad_id < min(
-            self.src_vocab_size, self.tgt_vocab_size
-        ):
-            raise ValueError(
-                tr("pad_id: expected an id inside both vocabularies, got {pad_id!r}").format(
-                    pad_id=self.pad_id
-                )
-            )
+        for name in ("src_vocab_size", "tgt_vocab_size", "d_model", "d_ff", "n_layers", "max_len"):
+            check_positive_int(name, getattr(self, name))
+        check_heads(self.d_model, self.n_heads, self.d_k, self.d_v)
+        check_probability("dropout", self.dropout)
+        check_vocabularies(self)  # share_embeddings needs one vocabulary; pad_id is in both
+        check_choice("positional", self.positional, ("sinusoidal", "learned"))
 
     def to_dict(self) -> dict:
         """The fields as a plain dict (to save next to a checkpoint)."""
         return asdict(self)
-
-
-@dataclass
-class AttentionWeights:
-    """Attention weights of every layer, each (batch, n_heads, len_q, len_k).
-
-    encoder_self: one per encoder layer, len_q = len_k = src_len. decoder_self: one per decoder
-    layer, len_q = len_k = tgt_len. decoder_cross: one per decoder layer, len_q = tgt_len and
-    len_k = src_len.
-    """
-
-    encoder_self: list[torch.Tensor]
-    decoder_self: list[torch.Tensor]
-    decoder_cross: list[torch.Tensor]
 
 
 class Transformer(nn.Module):
@@ -135,134 +75,37 @@ class Transformer(nn.Module):
         super().__init__()
         config.validate()
         self.config = config
-        sizes = dict(
-            d_model=config.d_model,
-            n_heads=config.n_heads,
-            d_ff=config.d_ff,
-            n_layers=config.n_layers,
-            dropout=config.dropout,
-            d_k=config.d_k,
-            d_v=config.d_v,
-            norm_first=config.norm_first,
-            max_len=config.max_len,
-        )
+        names = ("d_model", "n_heads", "d_ff", "n_layers", "dropout", "d_k", "d_v", "norm_first")
+        sizes = {name: getattr(config, name) for name in (*names, "max_len")}
         self.encoder = Encoder(config.src_vocab_size, **sizes)
         self.decoder = Decoder(config.tgt_vocab_size, **sizes)
-        if config.positional == "learned":
-            for stack in (self.encoder, self.decoder):
-                stack.positional_encoding = PositionalEncoding(
-                    config.d_model, config.max_len, config.dropout, learned=True
-                )
+        if config.positional == "learned":  # Table 3, row (E): section 6
+            self.use_learned_positions()
         # Logits only: the softmax lives in the loss (training) or is not needed (argmax).
         self.output_projection = nn.Linear(config.d_model, config.tgt_vocab_size, bias=False)
-        self.reset_parameters()
-        # Tying assigns the same Parameter object, so there is one tensor with one gradient;
-        # copying values instead would let the copies drift apart at the first optimizer step.
+        xavier_init_(self)  # section 5
+        # Sharing assigns one Parameter object to several modules: one tensor (section 4).
         if config.share_embeddings or config.tie_output_projection:
             self.output_projection.weight = self.decoder.embedding.embedding.weight
         if config.share_embeddings:
             self.encoder.embedding.embedding.weight = self.decoder.embedding.embedding.weight
 
-    def reset_parameters(self) -> None:
-        """Xavier-uniform for every matrix, zeros for biases, ones/zeros for LayerNorm."""
-        xavier_init_(self)
-
-    def check_ids(self, name: str, ids: torch.Tensor, vocab_size: int) -> None:
-        """Raise ValueError unless ids is a (batch, seq_len) int64 tensor of valid ids."""
-        if not isinstance(ids, torch.Tensor):
-            raise ValueError(
-                tr("{name}: expected a tensor of token ids, got {got}").format(
-                    name=name, got=type(ids).__name__
-                )
-            )
-        if ids.dtype != torch.long:
-            raise ValueError(
-                tr("{name}: expected dtype torch.int64 (token ids), got {dtype}").format(
-                    name=name, dtype=ids.dtype
-                )
-            )
-        if ids.dim() != 2 or ids.shape[0] == 0 or ids.shape[1] == 0:
-            raise ValueError(
-                tr(
-                    "{name}: expected shape (batch, seq_len) with batch >= 1 and seq_len >= 1, "
-                    "got {shape}"
-                ).format(name=name, shape=tuple(ids.shape))
-            )
-        if ids.shape[1] > self.config.max_len:
-            raise ValueError(
-                tr("{name}: length {length} is longer than max_len={max_len}").format(
-                    name=name, length=ids.shape[1], max_len=self.config.max_len
-                )
-            )
-        low, high = int(ids.min()), int(ids.max())
-        if low < 0 or high >= vocab_size:
-            raise ValueError(
-                tr(
-                    "{name}: expected ids in [0, {vocab_size}), got values from {low} to {high}"
-                ).format(name=name, vocab_size=vocab_size, low=low, high=high)
-            )
-
-    def encode(
-        self, src: torch.Tensor, need_weights: bool = False
-    ) -> tuple[torch.Tensor, list[torch.Tensor] | None]:
+    def encode(self, src: torch.Tensor, need_weights: bool = False):
         """src: (batch, src_len) -> memory (batch, src_len, d_model), per-layer weights or None."""
-        self.check_ids("src", src, self.config.src_vocab_size)
-        return self.encoder(src, padding_mask(src, self.config.pad_id), need_weights)
+        config = self.config
+        check_token_ids("src", src, vocab_size=config.src_vocab_size, max_len=config.max_len)
+        return self.encoder(src, padding_mask(src, config.pad_id), need_weights)
 
-    def decode(
-        self,
-        tgt: torch.Tensor,
-        memory: torch.Tensor,
-        src: torch.Tensor,
-        need_weights: bool = False,
-        cache: list[tuple[KVCache, KVCache]] | None = None,
-        start: int = 0,
-    ) -> tuple[torch.Tensor, list[torch.Tensor] | None, list[torch.Tensor] | None]:
-        """tgt: (batch, tgt_len) ids at positions start.. -> logits (batch, tgt_len, tgt_vocab_size).
-
-        src gives the memory's padding. With a cache (``self.decoder.new_cache()``) only the new
-        positions are fed, and the keys and values of earlier ones are reused. A cache made by
-        ``new_cache(beams=k)`` takes k rows of tgt per row of src and memory (beam search). Also returns the
-        per-layer self- and cross-attention weights when need_weights, else None and None.
-        """
-        if start == 0:  # later steps feed the tokens the model chose itself: valid by construction
-            self.check_ids("tgt", tgt, self.config.tgt_vocab_size)
-        if memory.shape[:2] != src.shape:
-            raise ValueError(
-                tr("memory: expected (batch, src_len) = {front} in front, got {shape}").format(
-                    front=tuple(src.shape), shape=tuple(memory.shape)
-                )
-            )
-        beams = cache[0][1].beams if cache else 1  # rows of tgt per row of src
-        if beams == 1 and tgt.shape[0] != src.shape[0]:
-            raise ValueError(
-                tr("tgt: expected batch size {batch} like src, got {got}").format(
-                    batch=src.shape[0], got=tgt.shape[0]
-                )
-            )
-        if tgt.shape[0] != beams * src.shape[0]:
-            raise ValueError(
-                tr(
-                    "tgt: expected batch size {batch}, {beams} rows (the cache's beams) per row "
-                    "of src, got {got}"
-                ).format(batch=beams * src.shape[0], beams=beams, got=tgt.shape[0])
-            )
+    def decode(self, tgt, memory, src, need_weights=False, cache=None, start=0):
+        """tgt: (batch, tgt_len) ids -> logits (batch, tgt_len, tgt_vocab_size), and the per-layer
+        self- and cross-attention weights, or None and None. src gives the memory's padding.
+        cache, start: decoding one position at a time, tgt at positions start.. (notebook 12)."""
+        check_decode_inputs(self, tgt, memory, src, cache, start)
         if cache is None:
             tgt_mask = decoder_self_attention_mask(tgt, self.config.pad_id)
-        else:
-            cached = cache[0][0].length  # positions already in the first layer's cache
-            if start != cached:
-                raise ValueError(
-                    tr(
-                        "start: expected {cached}, the number of positions already in the cache, "
-                        "got {start}"
-                    ).format(cached=cached, start=start)
-                )
-            # New positions start..start+len-1 may see every earlier position, kept in the cache.
+        else:  # the new positions read every cached one, and the new ones up to themselves
             length = tgt.shape[1]
-            tgt_mask = torch.ones(length, start + length, dtype=torch.bool, device=tgt.device).tril(
-                start
-            )
+            tgt_mask = torch.ones(length, start + length, device=tgt.device).tril(start).bool()
         memory_mask = padding_mask(src, self.config.pad_id)
         x, self_weights, cross_weights = self.decoder(
             tgt, memory, tgt_mask, memory_mask, need_weights, cache, start
@@ -270,34 +113,36 @@ class Transformer(nn.Module):
         return self.output_projection(x), self_weights, cross_weights
 
     def forward(self, src: torch.Tensor, tgt: torch.Tensor) -> torch.Tensor:
-        """src: (batch, src_len), tgt: (batch, tgt_len) ids -> logits (batch, tgt_len, tgt_vocab_size)."""
-        return self.encode_decode(src, tgt, need_weights=False)[0]
+        """src: (batch, src_len), tgt: (batch, tgt_len) ids -> logits (batch, tgt_len, tgt_vocab)."""
+        check_source_and_target(self, src, tgt)
+        memory, _ = self.encode(src)
+        return self.decode(tgt, memory, src)[0]
 
-    def forward_with_weights(
-        self, src: torch.Tensor, tgt: torch.Tensor
-    ) -> tuple[torch.Tensor, AttentionWeights]:
-        """``forward``, and every layer's attention weights (for plotting)."""
-        logits, weights = self.encode_decode(src, tgt, need_weights=True)
-        return logits, weights
 
-    def encode_decode(
-        self, src: torch.Tensor, tgt: torch.Tensor, need_weights: bool
-    ) -> tuple[torch.Tensor, AttentionWeights | None]:
-        """The logits, and the attention weights when need_weights (else None)."""
-        # Compare batch sizes before any work; a tensor of the wrong rank is left to check_ids.
-        if (
-            isinstance(src, torch.Tensor)
-            and isinstance(tgt, torch.Tensor)
-            and src.dim() == tgt.dim() == 2
-            and src.shape[0] != tgt.shape[0]
-        ):
-            raise ValueError(
-                tr("tgt: expected batch size {batch} like src, got {got}").format(
-                    batch=src.shape[0], got=tgt.shape[0]
-                )
-            )
-        memory, encoder_weights = self.encode(src, need_weights)
-        logits, self_weights, cross_weights = self.decode(tgt, memory, src, need_weights)
-        if not need_weights:
-            return logits, None
-        return logits, AttentionWeights(encoder_weights, self_weights, cross_weights)
+@dataclass
+class AttentionWeights:
+    """One (batch, n_heads, len_q, len_k) map per layer: len_q, len_k = src_len, src_len in
+    encoder_self; tgt_len, tgt_len in decoder_self; tgt_len, src_len in decoder_cross."""
+
+    encoder_self: list[torch.Tensor]
+    decoder_self: list[torch.Tensor]
+    decoder_cross: list[torch.Tensor]
+
+
+@add_to_class(Transformer)
+def forward_with_weights(self, src: torch.Tensor, tgt: torch.Tensor):
+    """``forward``, and every layer's attention weights as an ``AttentionWeights`` (for plots)."""
+    check_source_and_target(self, src, tgt)
+    memory, encoder_self = self.encode(src, need_weights=True)
+    logits, decoder_self, decoder_cross = self.decode(tgt, memory, src, need_weights=True)
+    return logits, AttentionWeights(encoder_self, decoder_self, decoder_cross)
+
+
+@add_to_class(Transformer)
+def use_learned_positions(self) -> None:
+    """Row (E): a trained (max_len, d_model) table in each stack instead of the sinusoids."""
+    config = self.config
+    for stack in (self.encoder, self.decoder):
+        stack.positional_encoding = PositionalEncoding(
+            config.d_model, config.max_len, config.dropout, learned=True
+        )

@@ -9,8 +9,14 @@ from collections.abc import Sequence
 import torch
 import torch.nn.functional as F
 
+from helpers.checks import (
+    check_decoding,
+    check_positive_int,
+    check_search_options,
+    check_strings,
+    check_vocab_of,
+)
 from helpers.language import tr
-from helpers.model.multi_head_attention import KVCache
 from helpers.model.transformer import Transformer
 from helpers.text.vocab import BOS, EOS, SPECIAL_TOKENS, Vocab, pad_sequences
 
@@ -30,92 +36,20 @@ def forbid_special_tokens(logits: torch.Tensor, pad_id: int, bos_id: int) -> tor
     return logits
 
 
-def _is_int(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
 def output_limits(
     model: Transformer, src: torch.Tensor, max_len: int | None, max_extra_len: int
 ) -> torch.Tensor:
-    """The most tokens each row may generate: (batch,) ints.
-
-    max_len=None applies the paper's rule, the row's source length (padding excluded) plus
-    max_extra_len; an int gives every row that limit. Either way at most the model's max_len.
-    """
+    """The most tokens each row may generate, (batch,): max_len when given, else the paper's
+    rule, the row's source length (padding excluded) + max_extra_len; at most the model's max_len."""
     if max_len is not None:
         return torch.full((src.shape[0],), max_len, device=src.device)
     lengths = (src != model.config.pad_id).sum(dim=1)
     return (lengths + max_extra_len).clamp(1, model.config.max_len)
 
 
-def _check_options(
-    model: Transformer, beam_size: int, alpha: float, max_len: int | None, max_extra_len: int
-) -> None:
-    """Raise ValueError naming the first search option that cannot be used."""
-    if not isinstance(model, Transformer):
-        raise ValueError(
-            tr("model: expected a helpers.Transformer, got {got}").format(got=type(model).__name__)
-        )
-    if not _is_int(beam_size) or beam_size < 1:
-        raise ValueError(
-            tr("beam_size: expected a positive int, got {beam_size!r}").format(beam_size=beam_size)
-        )
-    if (
-        not isinstance(alpha, int | float)
-        or isinstance(alpha, bool)
-        or not 0 <= alpha < float("inf")
-    ):
-        raise ValueError(tr("alpha: expected a number >= 0, got {alpha!r}").format(alpha=alpha))
-    if max_len is not None and (not _is_int(max_len) or not 1 <= max_len <= model.config.max_len):
-        raise ValueError(
-            tr(
-                "max_len: expected None or an int in [1, {limit}] (the model's max_len), "
-                "got {max_len!r}"
-            ).format(limit=model.config.max_len, max_len=max_len)
-        )
-    if not _is_int(max_extra_len) or max_extra_len < 0:
-        raise ValueError(
-            tr("max_extra_len: expected an int >= 0, got {max_extra_len!r}").format(
-                max_extra_len=max_extra_len
-            )
-        )
-
-
-def _check_decoding_arguments(
-    model: Transformer, src: torch.Tensor, bos_id: int, eos_id: int, beam_size: int, alpha: float,
-    max_len: int | None, max_extra_len: int,
-) -> None:  # fmt: skip
-    """Raise ValueError naming the first argument greedy_decode or beam_search cannot use."""
-    _check_options(model, beam_size, alpha, max_len, max_extra_len)
-    vocab_size = model.config.tgt_vocab_size
-    for name, value in (("bos_id", bos_id), ("eos_id", eos_id)):
-        if not _is_int(value) or not 0 <= value < vocab_size or value == model.config.pad_id:
-            raise ValueError(
-                tr(
-                    "{name}: expected a target id in [0, {vocab_size}) other than "
-                    "pad_id={pad_id}, got {value!r}"
-                ).format(name=name, vocab_size=vocab_size, pad_id=model.config.pad_id, value=value)
-            )
-    if bos_id == eos_id:
-        raise ValueError(
-            tr("eos_id: expected an id different from bos_id={bos_id}, got {eos_id}").format(
-                bos_id=bos_id, eos_id=eos_id
-            )
-        )
-    model.check_ids("src", src, model.config.src_vocab_size)
-
-
-def _select_rows(
-    cache: list[tuple[KVCache, KVCache]],
-    rows: torch.Tensor,
-    memory_rows: torch.Tensor | None = None,
-) -> None:
-    """Keep (and reorder) cached keys and values in every layer.
-
-    rows: the rows of the self-attention caches, memory_rows those of the cross-attention caches
-    (None leaves them as they are), each a bool mask or a tensor of row numbers, as for
-    ``tensor[rows]``. They differ in beam search, where a sentence's beams share its memory row.
-    """
+def _select_rows(cache: list, rows: torch.Tensor, memory_rows: torch.Tensor | None) -> None:
+    """Keep (and reorder) the cached rows of every layer: rows of the self-attention caches,
+    memory_rows of the cross-attention ones (None: as they are; beams share a memory row)."""
     for self_cache, cross_cache in cache:
         self_cache.select_rows(rows)
         if memory_rows is not None:
@@ -124,57 +58,47 @@ def _select_rows(
 
 @torch.no_grad()
 def greedy_decode(
-    model: Transformer,
-    src: torch.Tensor,
-    *,
-    max_len: int | None = None,
-    max_extra_len: int = MAX_EXTRA_LEN,
-    use_cache: bool = True,
-    bos_id: int = BOS_ID,
-    eos_id: int = EOS_ID,
-) -> torch.Tensor:
+    model: Transformer, src: torch.Tensor, *, max_len=None, max_extra_len=MAX_EXTRA_LEN,
+    use_cache=True, bos_id=BOS_ID, eos_id=EOS_ID,
+) -> torch.Tensor:  # fmt: skip
     """Pick the most likely next token, one step at a time, for a whole batch.
 
-    src: (batch, src_len) source ids. Returns (batch, width) generated ids, without <s>, where
-    width is the longest row: a row ends with eos_id when the model produced it within its limit
-    (``output_limits``: source length + 50 unless max_len is given), and is padded after it. A
-    row that has ended leaves the batch, and the loop stops when no row is left. With use_cache
-    each step feeds only the newest token and reuses the keys and values of earlier positions (a
-    KVCache per layer); without, each step re-runs the decoder on the whole prefix. Both give the
-    same tokens.
+    src: (batch, src_len). Returns (batch, width) ids without <s>: a row ends with eos_id when the
+    model wrote it within the row's limit (``output_limits``), padding after it. A row that has
+    ended leaves the batch. use_cache: feed only the newest token, and reuse the keys and values
+    of earlier positions (a KVCache per layer); without, re-run the whole prefix (same tokens).
     """
-    _check_decoding_arguments(model, src, bos_id, eos_id, 1, 0.0, max_len, max_extra_len)
+    check_decoding(model, src, bos_id, eos_id, 1, 0.0, max_len, max_extra_len)
     limits = output_limits(model, src, max_len, max_extra_len)
     was_training = model.training
     model.eval()  # no dropout while decoding
     try:
-        pad_id = model.config.pad_id
-        width = int(limits.max())
-        output = torch.full((src.shape[0], width), pad_id, dtype=torch.long, device=src.device)
+        output = torch.full(
+            (src.shape[0], int(limits.max())), model.config.pad_id, device=src.device
+        )
         memory, _ = model.encode(src)  # (batch, src_len, d_model), computed once
         rows = torch.arange(src.shape[0], device=src.device)  # the rows still being decoded
-        prefix = torch.full((src.shape[0], 1), bos_id, dtype=torch.long, device=src.device)
+        prefix = torch.full((src.shape[0], 1), bos_id, device=src.device)
         cache = model.decoder.new_cache() if use_cache else None
-        longest = 0  # the width of the output that is used
-        for step in range(width):
+        for step in range(output.shape[1]):
             if use_cache:  # only the newest token; positions 0..step-1 are in the cache
                 logits, _, _ = model.decode(prefix[:, -1:], memory, src, cache=cache, start=step)
             else:  # the whole prefix again, positions 0..step
                 logits, _, _ = model.decode(prefix, memory, src)
-            next_token = forbid_special_tokens(logits[:, -1], pad_id, bos_id).argmax(dim=-1)
+            next_token = forbid_special_tokens(logits[:, -1], model.config.pad_id, bos_id).argmax(
+                -1
+            )
             output[rows, step] = next_token
-            longest = step + 1
             # A row ends at </s> or at its limit; it then leaves the batch, cache included.
             ended = (next_token == eos_id) | (limits[rows] == step + 1)
             if ended.all():
-                break
+                return output[:, : step + 1]
             prefix = torch.cat([prefix, next_token[:, None]], dim=1)
             if ended.any():
-                going_on = ~ended
-                rows, src, memory, prefix = (t[going_on] for t in (rows, src, memory, prefix))
+                rows, src, memory, prefix = (t[~ended] for t in (rows, src, memory, prefix))
                 if cache is not None:
-                    _select_rows(cache, going_on, going_on)
-        return output[:, :longest]
+                    _select_rows(cache, ~ended, ~ended)
+        return output
     finally:
         model.train(was_training)
 
@@ -189,168 +113,145 @@ def length_penalty(length: int, alpha: float) -> float:
 
 @torch.no_grad()
 def beam_search(
-    model: Transformer,
-    src: torch.Tensor,
-    *,
-    beam_size: int = 4,
-    alpha: float = 0.6,
-    max_len: int | None = None,
-    max_extra_len: int = MAX_EXTRA_LEN,
-    use_cache: bool = True,
-    bos_id: int = BOS_ID,
-    eos_id: int = EOS_ID,
-    trace: list | None = None,
-) -> torch.Tensor:
+    model: Transformer, src: torch.Tensor, *, beam_size=4, alpha=0.6, max_len=None,
+    max_extra_len=MAX_EXTRA_LEN, use_cache=True, bos_id=BOS_ID, eos_id=EOS_ID, trace=None,
+) -> torch.Tensor:  # fmt: skip
     """Beam search (paper §6.1: beam 4, alpha 0.6) for a batch: every sentence's beams in one batch.
 
-    src: (batch, src_len). Returns (batch, width) ids like greedy_decode: each row ends with eos_id
-    (then padding) unless it reached its limit without it. At each step every live hypothesis of a
-    sentence is extended by every token and the extensions are ranked by summed log-probability.
-    Those among the best beam_size that end with </s> are finished: they stop growing and are
-    ranked by log P(Y) / lp(|Y|). The beam_size best extensions that do not end with </s> are the
-    next live hypotheses. A sentence stops at its limit, or as soon as no live hypothesis can beat
-    its best finished one any more. beam_size=1 with alpha=0 is exactly greedy decoding.
-    The beams of a sentence share its memory: its cross-attention keys and values are projected
-    and held once (``new_cache(beams=beam_size)``), never copied per beam or when beams are
-    reordered. use_cache=False re-runs the decoder on the whole prefixes at every step, with a
-    copy of the memory per beam (same result, slower). trace: when a list is given, one dict per
-    step is appended for the first sentence (live hypotheses and finished ones, for notebook 12).
+    src: (batch, src_len). Returns (batch, width) ids like greedy_decode. Each step extends every
+    live hypothesis by every token; of the beam_size best extensions, those that end with </s>
+    are finished (ranked by log P(Y) / lp(|Y|)), and the beam_size best that do not are the next
+    live ones. A sentence stops at its limit, or once no live hypothesis can beat its best
+    finished one. beam_size=1 with alpha=0 is greedy decoding. The beams of a sentence share its
+    memory (``new_cache(beams=beam_size)``); use_cache=False re-runs whole prefixes with a copy
+    of the memory per beam (same result, slower). trace: a list that receives one dict per step
+    for the first sentence (see ``_trace_step``).
     """
-    _check_decoding_arguments(model, src, bos_id, eos_id, beam_size, alpha, max_len, max_extra_len)
+    check_decoding(model, src, bos_id, eos_id, beam_size, alpha, max_len, max_extra_len)
     limits = output_limits(model, src, max_len, max_extra_len).tolist()
     was_training = model.training
     model.eval()
     try:
-        results = _beam_search_batch(
-            model, src, limits, bos_id, eos_id, beam_size, float(alpha), use_cache, trace
-        )
+        options = (bos_id, eos_id, beam_size, float(alpha), use_cache, trace)
+        results = _beam_search_batch(model, src, limits, *options)
     finally:
         model.train(was_training)
     return pad_sequences(results, model.config.pad_id).to(src.device)
 
 
-def _beam_search_batch(
-    model: Transformer,
-    src: torch.Tensor,
-    limits: list[int],
-    bos_id: int,
-    eos_id: int,
-    beam_size: int,
-    alpha: float,
-    use_cache: bool,
-    trace: list | None,
-) -> list[list[int]]:
-    batch, device, pad_id = src.shape[0], src.device, model.config.pad_id
+def _next_log_probs(model, beams, memory, src, cache, step, bos_id) -> torch.Tensor:
+    """log P(next token) for every live beam, (rows, tgt_vocab_size). With the cache, from the
+    newest tokens; without, from whole prefixes and a copy of the memory per beam (slow)."""
+    if cache is not None:
+        logits, _, _ = model.decode(beams[:, -1:], memory, src, cache=cache, start=step)
+    else:
+        beam_size = beams.shape[0] // src.shape[0]
+        copies = [t.repeat_interleave(beam_size, dim=0) for t in (memory, src)]
+        logits, _, _ = model.decode(beams, *copies)
+    logits = forbid_special_tokens(logits[:, -1].float(), model.config.pad_id, bos_id)
+    return F.log_softmax(logits, dim=-1)
+
+
+def _result(finished: list, live: torch.Tensor, live_scores: torch.Tensor, limit: int,
+            limit_reached: bool, alpha: float) -> list[int] | None:  # fmt: skip
+    """A sentence's translation once its search may stop, else None.
+
+    A live beam's log-probability only falls as it grows, and for alpha >= 0 lp grows with the
+    length, so its final score is at most score / lp(limit): when even that is not above the
+    best finished score, nothing live can win."""
+    if finished:
+        best = max(finished, key=lambda item: item[0])  # (log P / lp, ids)
+        if limit_reached or live_scores.max().item() / length_penalty(limit, alpha) <= best[0]:
+            return best[1]
+    elif limit_reached:  # nothing reached </s>: the best live beam, cut at the limit
+        return live[live_scores.argmax().item(), 1:].tolist()
+    return None
+
+
+def _beam_search_batch(model, src, limits, bos_id, eos_id, beam_size, alpha, use_cache, trace):
+    batch, device = src.shape[0], src.device
     memory, _ = model.encode(src)  # (batch, src_len, d_model), once per sentence
-    # Row b * beam_size + k is beam k of sentence b. Each sentence starts with one live beam
-    # (<s>); the others get -inf so that the first step extends only that one.
+    # Row b * beam_size + k is beam k of sentence b: one live beam (<s>) each, the others -inf.
     beams = torch.full((batch * beam_size, 1), bos_id, dtype=torch.long, device=device)
-    scores = torch.full((batch, beam_size), float("-inf"), device=device)
-    scores[:, 0] = 0.0
-    # The beam_size rows of sentence b all read memory row b: one copy of it per sentence.
+    scores = torch.tensor([0.0] + [float("-inf")] * (beam_size - 1), device=device).repeat(batch, 1)
     cache = model.decoder.new_cache(beams=beam_size) if use_cache else None
-    finished: list[list[tuple[float, list[int]]]] = [[] for _ in range(batch)]
-    results: list[list[int] | None] = [None] * batch
-    active = list(range(batch))  # sentences still being searched, in row-block order
+    finished = [[] for _ in range(batch)]  # per sentence: (log P / lp, ids)
+    results, active = [None] * batch, list(range(batch))  # active: in row-block order
     for step in range(max(limits)):
-        if use_cache:
-            logits, _, _ = model.decode(beams[:, -1:], memory, src, cache=cache, start=step)
-        else:  # the slow reference: whole prefixes, and a copy of the memory for every beam
-            copies = [t.repeat_interleave(beam_size, dim=0) for t in (memory, src)]
-            logits, _, _ = model.decode(beams, *copies)
-        log_probs = F.log_softmax(forbid_special_tokens(logits[:, -1].float(), pad_id, bos_id), -1)
+        log_probs = _next_log_probs(model, beams, memory, src, cache, step, bos_id)
         vocab_size = log_probs.shape[-1]
         candidates = scores[:, :, None] + log_probs.view(len(active), beam_size, vocab_size)
-        # 2 * beam_size candidates always hold beam_size that do not end with </s>: each live
-        # beam has only one way to end.
+        # 2 * beam_size candidates always hold beam_size that do not end with </s>.
         top_scores, top_ids = candidates.flatten(1).topk(2 * beam_size, dim=1)  # best first
         origin, token = top_ids // vocab_size, top_ids % vocab_size  # (active, 2 * beam_size)
         ends = (token == eos_id) & torch.isfinite(top_scores)
         going = ~ends & torch.isfinite(top_scores)
         keep = going & (going.cumsum(dim=1) <= beam_size)  # the best beam_size still going
         history = beams.view(len(active), beam_size, -1)
-        new_beams, new_scores, new_origin, done = [], [], [], []
+        new_beams, new_scores, new_origin = [], [], []
         for row, sentence in enumerate(active):
             for rank in ends[row, :beam_size].nonzero().flatten().tolist():  # in the beam, ended
                 ids = history[row, origin[row, rank], 1:].tolist() + [eos_id]
-                normalised = top_scores[row, rank].item() / length_penalty(len(ids), alpha)
-                finished[sentence].append((normalised, ids))
+                total = top_scores[row, rank].item()
+                finished[sentence].append((total / length_penalty(len(ids), alpha), ids))
+            # Fewer than beam_size going on: fill with copies of a candidate scored -inf (never win).
             chosen = keep[row].nonzero().flatten()
-            missing = beam_size - len(chosen)  # fewer than beam_size going on (a tiny vocabulary)
-            if missing == beam_size:  # every hypothesis has finished: the best finished one wins
-                results[sentence] = max(finished[sentence], key=lambda item: item[0])[1]
-                chosen = torch.zeros(0, dtype=torch.long, device=device)
-            # Fill the free places with copies of a candidate, scored -inf: they never win.
-            chosen = torch.cat(
-                [
-                    chosen,
-                    (
-                        chosen[:1]
-                        if len(chosen)
-                        else torch.zeros(1, dtype=torch.long, device=device)
-                    ).expand(missing),
-                ]
-            )
-            new_origin.append(row * beam_size + origin[row, chosen])
-            new_beams.append(
-                torch.cat([history[row, origin[row, chosen]], token[row, chosen, None]], 1)
-            )
+            missing = beam_size - len(chosen)
+            filler = chosen[:1] if len(chosen) else top_ids.new_zeros(1)
+            chosen = torch.cat([chosen, filler.expand(missing)])
+            parents = origin[row, chosen]
+            new_origin.append(row * beam_size + parents)
+            new_beams.append(torch.cat([history[row, parents], token[row, chosen, None]], 1))
             new_scores.append(top_scores[row, chosen].clone())
-            if missing:
-                new_scores[-1][beam_size - missing :] = float("-inf")
-            if sentence == 0 and trace is not None:
-                candidates = []  # the 2 * beam_size best extensions, best first
-                for rank in range(2 * beam_size):
-                    parent, total = origin[row, rank].item(), top_scores[row, rank].item()
-                    if total == float("-inf"):
-                        continue
-                    in_beam_and_ended = bool(ends[row, rank]) and rank < beam_size
-                    fate = (
-                        "finished"
-                        if in_beam_and_ended
-                        else "live"
-                        if keep[row, rank]
-                        else "dropped"
-                    )
-                    token_log_p = total - scores[row, parent].item()
-                    prefix = history[row, parent, 1:].tolist()
-                    candidates.append((prefix, token[row, rank].item(), token_log_p, total, fate))
-                trace.append({
-                    "step": step,
-                    "live": list(zip(new_beams[-1][:, 1:].tolist(), new_scores[-1].tolist(), strict=True)),
-                    "finished": list(finished[0]),
-                    "candidates": candidates,  # (prefix, token, log P(token), total log P, fate)
-                })  # fmt: skip
+            new_scores[-1][beam_size - missing :] = float("-inf")
+            if sentence == 0 and trace is not None:  # what the notebook draws (a deep dive)
+                tops, live = (
+                    (top_scores, origin, token, ends, keep),
+                    (new_beams[-1], new_scores[-1]),
+                )
+                trace.append(_trace_step(step, row, scores, history, tops, *live, finished[0]))
             limit_reached = step + 1 >= limits[sentence]
-            if results[sentence] is not None:
-                pass  # decided above: nothing is left going on
-            elif finished[sentence]:
-                # A live beam's log-probability only falls as it grows, and for alpha >= 0 lp
-                # grows with the length, so its final score is at most score / lp(limit). When
-                # even that is below the best finished score, nothing live can win: stop.
-                best = max(normalised for normalised, _ in finished[sentence])
-                bound = new_scores[-1].max().item() / length_penalty(limits[sentence], alpha)
-                if limit_reached or bound <= best:
-                    results[sentence] = max(finished[sentence], key=lambda item: item[0])[1]
-            elif limit_reached:  # nothing reached </s>: the best live beam, cut at the limit
-                results[sentence] = new_beams[-1][new_scores[-1].argmax().item(), 1:].tolist()
-            done.append(results[sentence] is not None)
-        if all(done):
+            options = (limits[sentence], limit_reached, alpha)
+            results[sentence] = _result(finished[sentence], new_beams[-1], new_scores[-1], *options)
+        still = [row for row, sentence in enumerate(active) if results[sentence] is None]
+        if not still:
             break
-        still = [row for row, is_done in enumerate(done) if not is_done]
         active = [active[row] for row in still]
         beams = torch.cat([new_beams[row] for row in still])
         scores = torch.stack([new_scores[row] for row in still])
         rows = torch.cat([new_origin[row] for row in still])  # the rows each new beam continues
         # Sentences that are done leave the batch: their memory row, and their beams' rows.
-        sentences = torch.tensor(still, device=device) if len(still) < len(done) else None
+        sentences = torch.tensor(still, device=device) if len(still) < len(new_beams) else None
         if sentences is not None:
             memory, src = memory[sentences], src[sentences]
-        if cache is not None:
-            # Reorder the self-attention history. The memory's keys and values are shared by the
-            # beams of a sentence: never reordered, only dropped with the sentence.
+        if cache is not None:  # the memory's keys and values are shared: never reordered
             _select_rows(cache, rows, sentences)
     return results
+
+
+def _trace_step(step, row, scores, history, tops, live, live_scores, finished):
+    """One step of beam search for the first sentence: its live hypotheses and scores, the
+    finished ones, and the 2 * beam_size best extensions, best first, each as (prefix, token,
+    log P(token), total log P, fate) with fate "finished", "live" or "dropped"."""
+    top_scores, origin, token, ends, keep = (t[row] for t in tops)
+    candidates, beam_size = [], len(live)
+    for rank in range(2 * beam_size):
+        parent, total = origin[rank].item(), top_scores[rank].item()
+        if total == float("-inf"):
+            continue
+        if bool(ends[rank]) and rank < beam_size:
+            fate = "finished"
+        else:
+            fate = "live" if keep[rank] else "dropped"
+        prefix = history[row, parent, 1:].tolist()
+        token_log_p = total - scores[row, parent].item()
+        candidates.append((prefix, token[rank].item(), token_log_p, total, fate))
+    return {
+        "step": step,
+        "live": list(zip(live[:, 1:].tolist(), live_scores.tolist(), strict=True)),
+        "finished": list(finished),
+        "candidates": candidates,
+    }
 
 
 def tokenize(text: str) -> list[str]:
@@ -386,18 +287,10 @@ def source_ids(sentence: str, src_vocab: Vocab) -> list[int]:
 
 
 def translate(
-    model: Transformer,
-    sentences: Sequence[str],
-    src_vocab: Vocab,
-    tgt_vocab: Vocab,
-    *,
-    beam_size: int = 1,
-    alpha: float = 0.6,
-    max_len: int | None = None,
-    max_extra_len: int = MAX_EXTRA_LEN,
-    use_cache: bool = True,
-    batch_size: int = 64,
-) -> list[str]:
+    model: Transformer, sentences: Sequence[str], src_vocab: Vocab, tgt_vocab: Vocab, *,
+    beam_size=1, alpha=0.6, max_len=None, max_extra_len=MAX_EXTRA_LEN, use_cache=True,
+    batch_size=64,
+) -> list[str]:  # fmt: skip
     """Translate a list of strings into a list of strings (greedy when beam_size is 1).
 
     Each sentence is tokenised like the corpus (source_ids: lower case, punctuation split off,
@@ -407,46 +300,11 @@ def translate(
     and use_cache are those of beam_search and greedy_decode. A sentence with nothing left gives
     an empty translation; an empty list gives an empty list.
     """
-    if not isinstance(model, Transformer):
-        raise ValueError(
-            tr("model: expected a helpers.Transformer, got {got}").format(got=type(model).__name__)
-        )
-    if isinstance(sentences, str) or not isinstance(sentences, Sequence):
-        raise ValueError(
-            tr(
-                "sentences: expected a list of strings, got {got} "
-                "(wrap a single sentence in a list)"
-            ).format(got=type(sentences).__name__)
-        )
-    for index, sentence in enumerate(sentences):
-        if not isinstance(sentence, str):
-            raise ValueError(
-                tr("sentences: expected a list of strings, got {got} at index {index}").format(
-                    got=type(sentence).__name__, index=index
-                )
-            )
-    for name, vocab, size in (
-        ("src_vocab", src_vocab, model.config.src_vocab_size),
-        ("tgt_vocab", tgt_vocab, model.config.tgt_vocab_size),
-    ):
-        if (
-            not isinstance(vocab, Vocab)
-            or len(vocab) != size
-            or vocab.pad_id != model.config.pad_id
-        ):
-            raise ValueError(
-                tr(
-                    "{name}: expected the model's vocabulary ({size} tokens, pad_id={pad_id}), "
-                    "got {vocab!r:.60}"
-                ).format(name=name, size=size, pad_id=model.config.pad_id, vocab=vocab)
-            )
-    _check_options(model, beam_size, alpha, max_len, max_extra_len)
-    if not _is_int(batch_size) or batch_size < 1:
-        raise ValueError(
-            tr("batch_size: expected a positive int, got {batch_size!r}").format(
-                batch_size=batch_size
-            )
-        )
+    check_search_options(model, beam_size, alpha, max_len, max_extra_len)
+    check_strings("sentences", sentences)
+    check_vocab_of("src_vocab", src_vocab, model.config.src_vocab_size, model.config.pad_id)
+    check_vocab_of("tgt_vocab", tgt_vocab, model.config.tgt_vocab_size, model.config.pad_id)
+    check_positive_int("batch_size", batch_size)
     unknown = sorted(
         {word for sentence in sentences for word in unknown_words(sentence, src_vocab)}
     )

@@ -6,33 +6,7 @@ from collections.abc import Sequence
 
 import sacrebleu
 
-from helpers.language import tr
-
-
-def _check_pairs(hypotheses: Sequence[str], references: Sequence[str]) -> None:
-    """Raise ValueError unless both are equally long, non-empty lists of strings."""
-    for name, texts in (("hypotheses", hypotheses), ("references", references)):
-        if isinstance(texts, str) or not isinstance(texts, Sequence):
-            raise ValueError(
-                tr("{name}: expected a list of strings, got {got}").format(
-                    name=name, got=type(texts).__name__
-                )
-            )
-        for index, text in enumerate(texts):
-            if not isinstance(text, str):
-                raise ValueError(
-                    tr("{name}: expected a list of strings, got {got} at index {index}").format(
-                        name=name, got=type(text).__name__, index=index
-                    )
-                )
-    if not hypotheses:
-        raise ValueError(tr("hypotheses: expected at least one translation, got an empty list"))
-    if len(hypotheses) != len(references):
-        raise ValueError(
-            tr("references: expected one per hypothesis ({expected}), got {got}").format(
-                expected=len(hypotheses), got=len(references)
-            )
-        )
+from helpers.checks import check_translation_pairs
 
 
 def corpus_bleu(hypotheses: Sequence[str], references: Sequence[str]) -> float:
@@ -41,13 +15,13 @@ def corpus_bleu(hypotheses: Sequence[str], references: Sequence[str]) -> float:
     One reference per hypothesis. Corpus-level: n-gram matches are summed over all sentences
     before the precisions are taken, which is not the mean of sentence BLEU scores.
     """
-    _check_pairs(hypotheses, references)
+    check_translation_pairs(hypotheses, references)
     return sacrebleu.corpus_bleu(list(hypotheses), [list(references)]).score
 
 
 def exact_match(hypotheses: Sequence[str], references: Sequence[str]) -> float:
     """Fraction (0..1) of hypotheses equal to their reference, word for word."""
-    _check_pairs(hypotheses, references)
+    check_translation_pairs(hypotheses, references)
     matches = sum(
         hypothesis.split() == reference.split()
         for hypothesis, reference in zip(hypotheses, references, strict=True)

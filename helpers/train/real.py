@@ -20,11 +20,11 @@ from pathlib import Path
 
 import sacrebleu
 
+from helpers.checks import check_translation_pairs
 from helpers.data.dictionary import TASKS, normalize, task_pairs, word_for_word, word_lookup
 from helpers.language import tr
 from helpers.model.transformer import Transformer
 from helpers.pipeline.decoding import beam_search, greedy_decode
-from helpers.pipeline.evaluation import _check_pairs
 from helpers.text.bpe import BPETokenizer
 from helpers.text.vocab import Vocab, pad_sequences
 from helpers.train.checkpoints import list_checkpoints, load_model_and_vocabs
@@ -75,7 +75,7 @@ def translate_pieces(
 
 def bleu_chrf(hypotheses: Sequence[str], references: Sequence[str]) -> dict[str, float]:
     """sacrebleu's corpus BLEU and chrF (both 0..100) of normalised text, one reference each."""
-    _check_pairs(hypotheses, references)  # the checks of corpus_bleu (notebook 12)
+    check_translation_pairs(hypotheses, references)  # the checks of corpus_bleu (notebook 12)
     hypotheses, references = list(hypotheses), [list(references)]
     bleu = sacrebleu.metrics.BLEU(force=True)  # the text is tokenised on purpose: both sides
     return {
