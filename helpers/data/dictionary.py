@@ -66,7 +66,6 @@ def install_command() -> str:
 
 
 DICTIONARY = dictionary_path()
-INSTALL = install_command()
 
 
 def missing_message(path: Path = DICTIONARY) -> str:
