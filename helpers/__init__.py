@@ -1,9 +1,13 @@
 """The code behind the notebooks of "Transformer, step by step".
 
-Folders, each importing only those above it in this list:
+Its parts, lowest first; each imports only from itself and the parts above it in this list
+(``tests/test_layers.py`` checks it, imports inside functions included):
 
-- ``helpers.display`` (hand-written): notebook setup, shape tables, heatmaps; knows nothing of
-  the model;
+- ``helpers.language``, ``helpers.paths``, ``helpers.classes``, ``helpers.runtime``,
+  ``helpers.checks`` (hand-written): ``tr()`` and its catalogues, where the repository's files
+  are, ``add_to_class``, seeds and devices, the input checks of the public entry points;
+- ``helpers.data`` (hand-written, pure Python): the generated German-English corpus, and the
+  real German-English dictionary of notebook 15;
 - ``helpers.text`` (generated from notebooks 01 and 14): vocabularies and batches of token ids;
   byte-pair encoding (sub-word pieces);
 - ``helpers.model`` (generated from notebooks 02-10): the model's parts, the Transformer, and
@@ -11,14 +15,14 @@ Folders, each importing only those above it in this list:
 - ``helpers.pipeline`` (generated from notebooks 11-12): training, decoding, evaluation;
 - ``helpers.analysis`` (generated from notebook 13): restricted attention, path lengths, slopes:
   the alternatives to self-attention;
+- ``helpers.display`` (hand-written): notebook setup, shape tables, heatmaps; knows nothing of
+  the model;
 - ``helpers.measure`` (hand-written): the cost meter notebook 13 counts FLOPs and memory with,
   and the tables and figures that show how those costs grow;
-- ``helpers.explore`` (hand-written): live explorers, sliders that redraw the notebooks' figures;
-- ``helpers.data`` (hand-written, pure Python): the generated German-English corpus, and the
-  real German-English dictionary of notebook 15, read where Debian installs it;
-- ``helpers.pretrained``, ``helpers.paths`` (hand-written): the shipped model, where files are;
+- ``helpers.pretrained`` (hand-written): the shipped model;
 - ``helpers.train`` (hand-written): ``python -m helpers.train``, training on many CPUs or GPUs
   through torchrun, resume, checkpoint averaging, ``make ablations``, scores on real German;
+- ``helpers.explore`` (hand-written): live explorers, sliders that redraw the notebooks' figures;
 - ``helpers.exercises`` (hand-written): the checks behind each notebook's exercises.
 
 Generated folders are written by ``make export`` from the cells of the notebooks marked
@@ -38,8 +42,8 @@ from typing import Any
 _EXPORTS = {
     # display
     "setup_notebook": "helpers.display.setup",
-    "seed_everything": "helpers.display.setup",
-    "pick_device": "helpers.display.setup",
+    "seed_everything": "helpers.runtime",
+    "pick_device": "helpers.runtime",
     "show_shapes": "helpers.display.shapes",
     "show_trace": "helpers.display.shapes",
     "shape_table": "helpers.display.shapes",

@@ -372,10 +372,12 @@ def check_decode_inputs(
 
 
 def check_model(model: Any) -> None:
-    """``model`` is a helpers.Transformer (decoding, translate, the PyTorch reference)."""
-    from helpers.model.transformer import Transformer
-
-    if not isinstance(model, Transformer):
+    """``model`` is a helpers.Transformer (decoding, translate, the PyTorch reference): checked
+    by what it has (a config, encode and decode), so that this module imports no model code."""
+    has_parts = hasattr(model, "config") and all(
+        callable(getattr(model, method, None)) for method in ("encode", "decode")
+    )
+    if not has_parts:
         fail("model: expected a helpers.Transformer, got {got}", got=type(model).__name__)
 
 
@@ -449,10 +451,10 @@ def check_decoding(
 
 
 def check_vocab_of(name: str, vocab: Any, size: int, pad_id: int) -> None:
-    """translate: vocab is the model's vocabulary (a Vocab of that size and padding id)."""
-    from helpers.text.vocab import Vocab
-
-    if not isinstance(vocab, Vocab) or len(vocab) != size or vocab.pad_id != pad_id:
+    """translate: vocab is the model's vocabulary (a Vocab of that size and padding id), checked
+    by what it has, so that this module imports no text code."""
+    has_parts = callable(getattr(vocab, "encode", None)) and hasattr(vocab, "__len__")
+    if not has_parts or len(vocab) != size or getattr(vocab, "pad_id", None) != pad_id:
         fail(
             "{name}: expected the model's vocabulary ({size} tokens, pad_id={pad_id}), got {vocab!r:.60}",
             name=name,

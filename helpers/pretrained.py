@@ -19,9 +19,9 @@ from pathlib import Path
 import torch
 
 from helpers.data.corpus import CORPUS_SEED, load_corpus
-from helpers.display.setup import seed_everything
 from helpers.language import tr
 from helpers.model.transformer import Transformer, TransformerConfig
+from helpers.model_sizes import MODEL_SIZES
 from helpers.paths import CHECKPOINTS_DIR, how_to_restore, require
 from helpers.pipeline.decoding import translate
 from helpers.pipeline.evaluation import corpus_bleu
@@ -32,6 +32,7 @@ from helpers.pipeline.training import (
     save_checkpoint,
     train,
 )
+from helpers.runtime import seed_everything
 from helpers.text.vocab import Vocab
 
 CHECKPOINT_DIR = CHECKPOINTS_DIR / "de_en_small"
@@ -41,11 +42,7 @@ REBUILD_COMMAND = "make train"
 RECIPE = {
     "seed": 0,
     "threads": 2,
-    "d_model": 128,
-    "n_heads": 4,
-    "d_ff": 512,
-    "n_layers": 3,
-    "dropout": 0.1,
+    **MODEL_SIZES["small"],  # d_model, n_heads, d_ff, n_layers, dropout
     "steps": 2000,
     "max_tokens": 1500,
     "warmup_steps": 400,
@@ -60,7 +57,7 @@ def build_vocabularies(pairs: list[tuple[str, str]]) -> tuple[Vocab, Vocab]:
     return Vocab.from_sentences(g for g, _ in pairs), Vocab.from_sentences(e for _, e in pairs)
 
 
-def train_shipped_model(directory: Path = CHECKPOINT_DIR, progress: bool = True) -> dict:
+def build_pretrained_checkpoint(directory: Path = CHECKPOINT_DIR, progress: bool = True) -> dict:
     """Train the shipped model with RECIPE and save it into ``directory``; return its metadata."""
     recipe = RECIPE
     torch.set_num_threads(recipe["threads"])
@@ -167,7 +164,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--output", type=Path, default=CHECKPOINT_DIR, help="checkpoint folder")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     args = parser.parse_args(argv)
-    metadata = train_shipped_model(args.output, progress=not args.no_progress)
+    metadata = build_pretrained_checkpoint(args.output, progress=not args.no_progress)
     print(json.dumps(metadata, indent=1))
     return 0
 

@@ -16,6 +16,9 @@ import pytest
 import torch
 
 from helpers.model.transformer import Transformer
+from helpers.model_sizes import MODEL_SIZES
+from helpers.paths import ROOT
+from helpers.text.vocab import Vocab
 from tools import benchmark
 from tools.benchmark import (
     BenchConfig,
@@ -32,6 +35,12 @@ from tools.benchmark import (
     synthetic_batch,
     training_pair,
     training_step,
+)
+from tools.benchmark.report import (
+    README_TABLE_END,
+    README_TABLE_START,
+    run_times_markdown,
+    write_readme_table,
 )
 
 TINY = BenchConfig("tiny", 16, 2, 1, 32, 50, batch=3, length=5, decode_batch=2)
@@ -241,9 +250,19 @@ def test_report_has_the_command_the_goals_and_the_verdicts():
     assert sys.executable not in text
 
 
-def test_bench_configs_are_the_issue_s():
+def test_bench_configs_are_the_series_sizes():
+    """ "small" and "base" mean in the benchmark what they mean everywhere (MODEL_SIZES)."""
     small, base = benchmark.SMALL, benchmark.BASE
-    assert (small.d_model, small.n_heads, small.n_layers, small.d_ff) == (128, 4, 2, 512)
+    for config in (small, base):
+        sizes = MODEL_SIZES[config.name]
+        assert (config.d_model, config.n_heads, config.n_layers, config.d_ff, config.dropout) == (
+            sizes["d_model"],
+            sizes["n_heads"],
+            sizes["n_layers"],
+            sizes["d_ff"],
+            sizes["dropout"],
+        )
+        config.model_config().validate()
     assert (small.batch, small.length, small.vocab_size) == (64, 24, 1000)
     cases = benchmark.decoding_cases(quick=False)
     assert [(config.name, config.decode_batch, goal) for config, goal in cases] == [
@@ -252,10 +271,14 @@ def test_bench_configs_are_the_issue_s():
         ("base", 4, 3.0),
     ]
     assert len(benchmark.decoding_cases(quick=True)) == 2
-    assert (base.d_model, base.n_heads, base.n_layers, base.d_ff) == (512, 8, 6, 2048)
-    assert small.dropout == base.dropout == 0.1
-    small.model_config().validate()
-    base.model_config().validate()
+
+
+def test_the_synthetic_batches_use_the_special_ids_of_the_series_vocabularies():
+    src, tgt_input, tgt_output = synthetic_batch(TINY, seed=0)
+    assert (tgt_input[:, 0] == Vocab.bos_id).all()  # <s> = 2 in every Vocab, not 1
+    words = torch.cat([src, tgt_output])
+    assert not torch.isin(words, torch.tensor([Vocab.pad_id, Vocab.bos_id, Vocab.eos_id])).any()
+    assert TINY.model_config().pad_id == Vocab.pad_id
 
 
 # ---------------------------------------------------------------- notebook run times for the docs
@@ -340,6 +363,9 @@ def fake_notebook_runs(monkeypatch, tmp_path, failing=(), all_fail=False):
 
     monkeypatch.setattr(benchmark.command, "bench_notebooks", fake_bench)
     monkeypatch.setattr(benchmark.command, "RUN_TIMES", tmp_path / "times.json")
+    readme = tmp_path / "README.md"
+    readme.write_text(f"# Title\n{README_TABLE_START}\nold table\n{README_TABLE_END}\nend\n")
+    monkeypatch.setattr(benchmark.command, "README", readme)
     return tmp_path / "times.json"
 
 
@@ -353,6 +379,42 @@ def test_notebooks_flag_times_the_notebooks_and_writes_the_file(tmp_path: Path, 
     assert list(record["seconds"]) == [path.stem for path in benchmark.notebook_paths()]
     assert record["seconds"]["00_overview"] == 1.0
     assert "older_times" not in record
+    readme = (tmp_path / "README.md").read_text(encoding="utf-8")
+    assert "old table" not in readme and readme.startswith("# Title\n") and readme.endswith("end\n")
+    assert "| `00_overview` | 1.0 s | <= 30 s | yes |" in readme
+
+
+def test_the_readme_table_is_the_recorded_run_times():
+    import json
+
+    record = json.loads(benchmark.runs.RUN_TIMES.read_text(encoding="utf-8"))
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = readme[
+        readme.index(README_TABLE_START) + len(README_TABLE_START) : readme.index(README_TABLE_END)
+    ]
+    assert block.strip() == run_times_markdown(record).strip()
+    assert set(record["seconds"]) == {path.stem for path in benchmark.notebook_paths()}
+
+
+def test_the_readme_table_marks_a_missed_goal_and_an_older_time():
+    record = {
+        "command": "c",
+        "machine": "m",
+        "date": "2026-01-01",
+        "seconds": {"00_overview": 31.0, "11_training": 100.0},
+        "older_times": {"11_training": "2025-12-31"},
+    }
+    table = run_times_markdown(record)
+    assert "| `00_overview` | 31.0 s | <= 30 s | **no** |" in table
+    assert "| `11_training` | 100.0 s (from 2025-12-31) | <= 120 s | yes |" in table
+
+
+def test_a_readme_without_the_markers_is_refused(tmp_path):
+    readme = tmp_path / "README.md"
+    readme.write_text("no markers\n")
+    with pytest.raises(ValueError, match="readme: expected the markers"):
+        write_readme_table({"command": "c", "machine": "m", "date": "d", "seconds": {}}, readme)
+    assert readme.read_text() == "no markers\n"
 
 
 def test_a_failed_notebook_keeps_its_earlier_time_in_the_file(tmp_path: Path, monkeypatch, capsys):

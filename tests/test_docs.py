@@ -6,6 +6,7 @@ fetched from the network, math left for the local MathJax, every figure present.
 """
 
 import json
+import os
 import re
 import subprocess
 import time
@@ -17,6 +18,7 @@ from bs4 import BeautifulSoup
 
 from helpers.paths import CHINESE_FONT_FILE, ROOT
 from tools import docs
+from tools.docs.site import default_jobs
 from tools.reading import CODE_LINES_PER_MINUTE, WORDS_PER_MINUTE, reading_minutes
 
 NOTEBOOK_PATHS = docs.numbered_notebooks(docs.NOTEBOOKS)
@@ -605,7 +607,12 @@ def test_the_jobs_help_says_what_the_default_is(capsys):
     assert exit_info.value.code == 0
     help_text = re.sub(r"\s+", " ", capsys.readouterr().out)
     assert "(default: the CPU count, at most 4)" in help_text
-    assert docs.build_site.__doc__ and "at most 4" in docs.build_site.__doc__
+
+
+@pytest.mark.parametrize("cpus, jobs", [(None, 1), (1, 1), (2, 2), (4, 4), (16, 4)])
+def test_the_default_jobs_are_the_cpu_count_at_most_4(monkeypatch, cpus, jobs):
+    monkeypatch.setattr(os, "cpu_count", lambda: cpus)
+    assert default_jobs() == jobs
 
 
 def test_the_command_line_reports_bad_arguments(tmp_path, capsys):

@@ -18,7 +18,6 @@ import numpy as np
 import pytest
 import torch
 
-from helpers.display.setup import seed_everything
 from helpers.model.transformer import Transformer
 from helpers.paths import ROOT
 from helpers.pipeline.decoding import translate
@@ -28,6 +27,7 @@ from helpers.pipeline.training import (
     load_checkpoint,
     make_optimizer,
 )
+from helpers.runtime import seed_everything
 from helpers.train.__main__ import main
 from helpers.train.ablations import run_ablations
 from helpers.train.checkpoints import list_checkpoints

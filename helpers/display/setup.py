@@ -12,9 +12,7 @@ the stored ones, which is expected).
 
 from __future__ import annotations
 
-import os
 import platform
-import random
 import re
 from pathlib import Path
 
@@ -24,35 +22,7 @@ import torch
 from helpers.display.shapes import pad
 from helpers.language import set_language, tr
 from helpers.paths import CHINESE_BOLD_FONT_FILE, CHINESE_FONT_FILE, ROOT, require
-
-DEVICE_ENV_VAR = "TRANSFORMER_DEVICE"
-
-
-def seed_everything(seed: int) -> None:
-    """Seed Python's, NumPy's and PyTorch's random number generators."""
-    if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
-        raise ValueError(tr("seed: expected a non-negative int, got {seed!r}").format(seed=seed))
-    random.seed(seed)
-    np.random.seed(seed)
-    torch.manual_seed(seed)
-
-
-def pick_device(device: str | torch.device | None = None) -> torch.device:
-    """The device to use: the argument, else $TRANSFORMER_DEVICE, else the CPU."""
-    name = device if device is not None else os.environ.get(DEVICE_ENV_VAR, "cpu")
-    try:
-        chosen = torch.device(name)
-    except (RuntimeError, TypeError) as error:
-        raise ValueError(
-            tr("device: expected a torch device name such as 'cpu' or 'cuda', got {name!r}").format(
-                name=name
-            )
-        ) from error
-    if chosen.type == "cuda" and not torch.cuda.is_available():
-        raise ValueError(
-            tr("device: {name!r} was asked for but torch sees no CUDA device").format(name=name)
-        )
-    return chosen
+from helpers.runtime import pick_device, seed_everything
 
 
 def setup_notebook(

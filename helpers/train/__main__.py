@@ -8,7 +8,7 @@ from pathlib import Path
 
 from helpers.train.checkpoints import average_checkpoints
 from helpers.train.config import parse_config
-from helpers.train.loop import train_run
+from helpers.train.loop import run_training
 
 
 def average_main(argv: list[str]) -> Path:
@@ -30,7 +30,7 @@ def main(argv: list[str] | None = None) -> Path:
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv and argv[0] == "average":
         return average_main(argv[1:])
-    return train_run(parse_config(argv))
+    return run_training(parse_config(argv))
 
 
 def cli() -> int:

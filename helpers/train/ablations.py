@@ -28,12 +28,12 @@ from pathlib import Path
 import torch
 
 from helpers.language import tr
+from helpers.model_sizes import MODEL_SIZES
 from helpers.paths import DOCS_DIR
 from helpers.pipeline.decoding import translate
 from helpers.pipeline.evaluation import corpus_bleu
 from helpers.train.__main__ import main as train_main
 from helpers.train.checkpoints import list_checkpoints, load_model_and_vocabs
-from helpers.train.config import MODEL_SIZES
 
 DEFAULT_OUTPUT = DOCS_DIR / "table3_ablations.json"
 

@@ -19,15 +19,8 @@ from pathlib import Path
 from helpers.checks import check_number, fail
 from helpers.language import tr
 from helpers.model.transformer import TransformerConfig
+from helpers.model_sizes import MODEL_SIZES
 
-# The paper's Table 3 "base" and "big" rows; "small" is the series' shipped model
-# (helpers.pretrained.RECIPE); "tiny" is for tests.
-MODEL_SIZES: dict[str, dict[str, int | float]] = {
-    "tiny": {"d_model": 32, "n_heads": 2, "d_ff": 64, "n_layers": 1, "dropout": 0.1},
-    "small": {"d_model": 128, "n_heads": 4, "d_ff": 512, "n_layers": 3, "dropout": 0.1},
-    "base": {"d_model": 512, "n_heads": 8, "d_ff": 2048, "n_layers": 6, "dropout": 0.1},
-    "big": {"d_model": 1024, "n_heads": 16, "d_ff": 4096, "n_layers": 6, "dropout": 0.3},
-}
 CORPORA = ("series", "real")
 PRECISIONS = ("auto", "fp32", "bf16", "fp16")
 DEVICES = ("auto", "cpu", "cuda")

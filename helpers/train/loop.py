@@ -22,10 +22,10 @@ from torch.nn.parallel import DistributedDataParallel
 from tqdm import tqdm
 
 from helpers.checks import fail
-from helpers.display.setup import seed_everything
 from helpers.language import tr
 from helpers.model.transformer import Transformer
 from helpers.pipeline.training import collate, evaluate_loss, label_smoothing_loss, make_optimizer
+from helpers.runtime import seed_everything
 from helpers.train.checkpoints import (
     check_resumable,
     list_checkpoints,
@@ -397,17 +397,17 @@ class RunLog:
             self.tensorboard.close()
 
 
-def train_run(config: TrainConfig) -> Path:
+def run_training(config: TrainConfig) -> Path:
     """Run ``config`` to config.steps; returns the run folder. Raises before training on bad input."""
     data, plan = prepare(config)
     ranks = init_distributed(config.device)
     try:
-        return _train(config, data, plan, ranks)
+        return _training_loop(config, data, plan, ranks)
     finally:
         cleanup_distributed()
 
 
-def _train(config: TrainConfig, data: RunData, plan: BatchPlan, ranks: Ranks) -> Path:
+def _training_loop(config: TrainConfig, data: RunData, plan: BatchPlan, ranks: Ranks) -> Path:
     """The loop: step, validate (rank 0), log, checkpoint (every rank); then the summary."""
     run_dir = Path(config.output)
     precision = resolve_precision(config.precision, ranks.device)

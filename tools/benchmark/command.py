@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 import torch
 
 from helpers.data.corpus import load_corpus
+from helpers.paths import ROOT
 from tools.benchmark.bpe import DICTIONARY, bench_bpe, dictionary_phrases
 from tools.benchmark.explorers import bench_explorers, explorers_table, missed_explorer_goals
 from tools.benchmark.measure import BASE, SMALL
@@ -21,7 +22,7 @@ from tools.benchmark.model import (
     decoding_cases,
     profile_training,
 )
-from tools.benchmark.report import machine_info, report, runs_table
+from tools.benchmark.report import machine_info, report, runs_table, write_readme_table
 from tools.benchmark.runs import (
     RUN_TIMES,
     RunResult,
@@ -34,6 +35,8 @@ from tools.benchmark.runs import (
 
 if TYPE_CHECKING:
     from tools.docs import RunTimes
+
+README = ROOT / "README.md"  # its notebook table is rewritten with each --notebooks run
 
 
 def _previous_run_times(path: Path) -> RunTimes | None:
@@ -64,6 +67,7 @@ def _save_run_times(
         return None
     record = run_times_record(command, info, paths, results, previous=_previous_run_times(path))
     written = write_run_times(record, path)
+    write_readme_table(record, README)
     older = record.get("older_times", {})
     notes = []
     if older:

@@ -150,3 +150,44 @@ def report(
             "The memory goal is checked on PSS.",
         ]
     return "\n".join(lines)
+
+
+# ---------------------------------------------------------------- the README's notebook table
+
+README_TABLE_START = (
+    "<!-- notebook run times: written by `python -m tools.benchmark --notebooks` -->"
+)
+README_TABLE_END = "<!-- end of notebook run times -->"
+
+
+def run_times_markdown(record: dict) -> str:
+    """The README's table of docs/notebook_run_times.json: each notebook's time against its goal."""
+    older = record.get("older_times", {})
+    rows = [
+        [
+            f"`{stem}`",
+            f"{seconds:.1f} s" + (f" (from {older[stem]})" if stem in older else ""),
+            f"<= {notebook_seconds_goal(stem):.0f} s",
+            _yes(seconds <= notebook_seconds_goal(stem)),
+        ]
+        for stem, seconds in record["seconds"].items()
+    ]
+    return (
+        f"Measured by `{record['command']}` on {record['date']} ({record['machine']}): each "
+        "notebook alone under strict nbval.\n\n"
+        + markdown_table(["notebook", "wall time", "goal", "met"], rows)
+    )
+
+
+def write_readme_table(record: dict, readme: Path) -> None:
+    """Replace the README's notebook table (between its two marker comments) with the record's."""
+    text = readme.read_text(encoding="utf-8")
+    start, end = text.find(README_TABLE_START), text.find(README_TABLE_END)
+    if start < 0 or end < start:
+        raise ValueError(
+            f"readme: expected the markers {README_TABLE_START!r} and {README_TABLE_END!r} in "
+            f"{readme}, in that order"
+        )
+    table = run_times_markdown(record)
+    text = f"{text[: start + len(README_TABLE_START)]}\n{table}\n{text[end:]}"
+    readme.write_text(text, encoding="utf-8")

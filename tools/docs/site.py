@@ -103,6 +103,11 @@ def _neighbour(info: NotebookInfo | None) -> dict | None:
     return {"href": info.page, "label": f"{info.number} · {info.title}"}
 
 
+def default_jobs() -> int:
+    """Processes converting notebooks at once when not told: the CPU count, at most 4."""
+    return min(os.cpu_count() or 1, 4)
+
+
 def notebook_jobs(
     infos: list[NotebookInfo], glossary_path: Path, common: dict
 ) -> list[tuple[Path, str, dict]]:
@@ -186,7 +191,7 @@ def build_site(
     at most 4). Every argument is checked before anything is written.
     """
     start = time.perf_counter()
-    jobs = min(os.cpu_count() or 1, 4) if jobs is None else jobs
+    jobs = default_jobs() if jobs is None else jobs
     if not isinstance(jobs, int) or isinstance(jobs, bool) or jobs < 1:
         raise ValueError(f"jobs: expected a positive int, got {jobs!r}")
     output, notebooks_dir, run_times_path = Path(output), Path(notebooks_dir), Path(run_times_path)
