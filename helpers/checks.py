@@ -476,3 +476,20 @@ def check_translation_pairs(hypotheses: Any, references: Any) -> None:
             expected=len(hypotheses),
             got=len(references),
         )
+
+
+# ---------------------------------------------------------------- notebook 12 (decoding)
+
+
+def warn_unknown_words(words: Sequence[str]) -> None:
+    """translate: a UserWarning, at translate's caller, naming the words that become <unk>."""
+    import warnings
+
+    unknown = sorted(set(words))
+    if unknown:
+        message = tr(
+            "translate: {count} word(s) are not in the source vocabulary and become <unk>: {words}"
+        )
+        warnings.warn(
+            message.format(count=len(unknown), words=", ".join(unknown)), UserWarning, stacklevel=3
+        )

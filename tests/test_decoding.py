@@ -13,6 +13,7 @@ from helpers.model.transformer import Transformer, TransformerConfig
 from helpers.pipeline import decoding
 from helpers.pipeline.decoding import (
     beam_search,
+    beam_step,
     forbid_special_tokens,
     greedy_decode,
     length_penalty,
@@ -765,3 +766,37 @@ def test_decoding_option_errors_in_full(options, message):
     with pytest.raises(ValueError) as error:
         beam_search(tiny_model(), padded_src()[:1], beam_size=2, max_len=4, **options)
     assert str(error.value) == message
+
+
+def test_beam_step_extends_every_hypothesis_and_keeps_the_best_that_go_on():
+    """k = 2, vocabulary of 4 with </s> = 3: the 4 best of 8 extensions, best first."""
+    scores = torch.tensor([[-1.0, -2.0]])
+    log_probs = torch.tensor([[[-0.1, -3.0, -4.0, -0.2], [-0.5, -9.0, -9.0, -0.3]]])
+    totals, origin, token, ends, pick, new_scores = beam_step(scores, log_probs, eos_id=3)
+    assert totals[0].tolist() == pytest.approx([-1.1, -1.2, -2.3, -2.5])
+    assert origin.tolist() == [[0, 0, 1, 1]] and token.tolist() == [[0, 3, 3, 0]]
+    assert ends.tolist() == [[False, True, True, False]]
+    assert pick.tolist() == [[0, 3]]  # the ended ones do not take a live place
+    assert new_scores[0].tolist() == pytest.approx([-1.1, -2.5])
+
+
+def test_beam_step_fills_the_beam_with_dead_copies_when_too_few_go_on():
+    """One live hypothesis, a vocabulary of 2 (token 0 and </s> = 1): one extension goes on."""
+    scores = torch.tensor([[0.0, float("-inf")]])
+    log_probs = torch.log(torch.tensor([[[0.25, 0.75], [0.5, 0.5]]]))
+    totals, origin, token, ends, pick, new_scores = beam_step(scores, log_probs, eos_id=1)
+    assert ends.tolist() == [[True, False, False, False]]  # -inf extensions never end
+    assert pick.tolist() == [[1, 1]]  # the one going on, and a copy of it
+    assert new_scores[0, 0].item() == pytest.approx(math.log(0.25))
+    assert new_scores[0, 1].item() == float("-inf")
+    assert token[0, pick[0, 0]].item() == 0 and origin[0, pick[0, 0]].item() == 0
+
+
+def test_beam_search_restores_training_mode_even_after_an_error():
+    model = tiny_model().train()
+    beam_search(model, padded_src()[:2], beam_size=2, max_len=3)
+    assert model.training
+    model.decoder.new_cache = None  # breaks the search half-way
+    with pytest.raises(TypeError):
+        beam_search(model, padded_src()[:2], beam_size=2, max_len=3)
+    assert model.training

@@ -3,8 +3,8 @@
 """Greedy decoding with a KV cache, beam search, and translate() for strings (notebook 12)."""
 
 import re
-import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 
 import torch
 import torch.nn.functional as F
@@ -15,8 +15,8 @@ from helpers.checks import (
     check_search_options,
     check_strings,
     check_vocab_of,
+    warn_unknown_words,
 )
-from helpers.language import tr
 from helpers.model.transformer import Transformer
 from helpers.text.vocab import BOS, EOS, SPECIAL_TOKENS, Vocab, pad_sequences
 
@@ -27,10 +27,7 @@ MAX_EXTRA_LEN = 50
 
 
 def forbid_special_tokens(logits: torch.Tensor, pad_id: int, bos_id: int) -> torch.Tensor:
-    """Padding and <s> are never a next token: give them zero probability.
-
-    logits: (..., tgt_vocab_size). Returns a copy with -inf at pad_id and bos_id.
-    """
+    """Padding and <s> are never a next token. logits: (..., vocab); a copy, -inf at both ids."""
     logits = logits.clone()
     logits[..., [pad_id, bos_id]] = float("-inf")
     return logits
@@ -39,21 +36,12 @@ def forbid_special_tokens(logits: torch.Tensor, pad_id: int, bos_id: int) -> tor
 def output_limits(
     model: Transformer, src: torch.Tensor, max_len: int | None, max_extra_len: int
 ) -> torch.Tensor:
-    """The most tokens each row may generate, (batch,): max_len when given, else the paper's
-    rule, the row's source length (padding excluded) + max_extra_len; at most the model's max_len."""
+    """The most tokens each row may write, (batch,): max_len when given, else the paper's rule,
+    source length (padding excluded) + max_extra_len, at most the model's max_len."""
     if max_len is not None:
         return torch.full((src.shape[0],), max_len, device=src.device)
     lengths = (src != model.config.pad_id).sum(dim=1)
     return (lengths + max_extra_len).clamp(1, model.config.max_len)
-
-
-def _select_rows(cache: list, rows: torch.Tensor, memory_rows: torch.Tensor | None) -> None:
-    """Keep (and reorder) the cached rows of every layer: rows of the self-attention caches,
-    memory_rows of the cross-attention ones (None: as they are; beams share a memory row)."""
-    for self_cache, cross_cache in cache:
-        self_cache.select_rows(rows)
-        if memory_rows is not None:
-            cross_cache.select_rows(memory_rows)
 
 
 @torch.no_grad()
@@ -61,54 +49,74 @@ def greedy_decode(
     model: Transformer, src: torch.Tensor, *, max_len=None, max_extra_len=MAX_EXTRA_LEN,
     use_cache=True, bos_id=BOS_ID, eos_id=EOS_ID,
 ) -> torch.Tensor:  # fmt: skip
-    """Pick the most likely next token, one step at a time, for a whole batch.
-
-    src: (batch, src_len). Returns (batch, width) ids without <s>: a row ends with eos_id when the
-    model wrote it within the row's limit (``output_limits``), padding after it. A row that has
-    ended leaves the batch. use_cache: feed only the newest token, and reuse the keys and values
-    of earlier positions (a KVCache per layer); without, re-run the whole prefix (same tokens).
-    """
+    """The most likely next token, step by step, for a batch src: (batch, src_len). Returns
+    (batch, width) ids without <s>: each row ends with </s> (or its limit), padding after it."""
     check_decoding(model, src, bos_id, eos_id, 1, 0.0, max_len, max_extra_len)
-    limits = output_limits(model, src, max_len, max_extra_len)
-    was_training = model.training
-    model.eval()  # no dropout while decoding
-    try:
-        output = torch.full(
-            (src.shape[0], int(limits.max())), model.config.pad_id, device=src.device
-        )
-        memory, _ = model.encode(src)  # (batch, src_len, d_model), computed once
-        rows = torch.arange(src.shape[0], device=src.device)  # the rows still being decoded
-        prefix = torch.full((src.shape[0], 1), bos_id, device=src.device)
+    limits, pad_id = output_limits(model, src, max_len, max_extra_len), model.config.pad_id
+    output = torch.full((src.shape[0], int(limits.max())), pad_id, device=src.device)
+    rows = torch.arange(src.shape[0], device=src.device)  # the rows still being decoded
+    prefix = torch.full((src.shape[0], 1), bos_id, device=src.device)
+    with evaluation_mode(model):
+        memory, _ = model.encode(src)  # (batch, src_len, d_model), once
         cache = model.decoder.new_cache() if use_cache else None
         for step in range(output.shape[1]):
             if use_cache:  # only the newest token; positions 0..step-1 are in the cache
                 logits, _, _ = model.decode(prefix[:, -1:], memory, src, cache=cache, start=step)
             else:  # the whole prefix again, positions 0..step
                 logits, _, _ = model.decode(prefix, memory, src)
-            next_token = forbid_special_tokens(logits[:, -1], model.config.pad_id, bos_id).argmax(
-                -1
-            )
+            next_token = forbid_special_tokens(logits[:, -1], pad_id, bos_id).argmax(dim=-1)
             output[rows, step] = next_token
-            # A row ends at </s> or at its limit; it then leaves the batch, cache included.
-            ended = (next_token == eos_id) | (limits[rows] == step + 1)
+            ended = (next_token == eos_id) | (limits[rows] == step + 1)  # </s>, or the limit
             if ended.all():
                 return output[:, : step + 1]
             prefix = torch.cat([prefix, next_token[:, None]], dim=1)
-            if ended.any():
+            if ended.any():  # ended rows leave the batch, and the cache
                 rows, src, memory, prefix = (t[~ended] for t in (rows, src, memory, prefix))
-                if cache is not None:
-                    _select_rows(cache, ~ended, ~ended)
-        return output
+                _select_rows(cache, ~ended, ~ended)
+    return output
+
+
+@contextmanager
+def evaluation_mode(model: torch.nn.Module) -> Iterator[None]:
+    """No dropout inside the block; the model's training mode is restored after it."""
+    was_training = model.training
+    model.eval()
+    try:
+        yield
     finally:
         model.train(was_training)
 
 
-def length_penalty(length: int, alpha: float) -> float:
-    """GNMT's lp(Y) = ((5 + |Y|) / 6)^alpha (Wu et al. 2016), the penalty the paper's alpha refers to.
+def _select_rows(cache: list | None, rows: torch.Tensor, memory_rows: torch.Tensor) -> None:
+    """Keep (and reorder) the cached rows of every layer: rows of the self-attention caches,
+    memory_rows of the cross-attention ones (with beams, one row per sentence)."""
+    for self_cache, cross_cache in cache or []:
+        self_cache.select_rows(rows)
+        cross_cache.select_rows(memory_rows)
 
-    length: |Y|, the number of generated tokens (</s> included). alpha = 0 gives 1 (no penalty).
-    """
+
+def length_penalty(length: int, alpha: float) -> float:
+    """GNMT's lp(Y) = ((5 + |Y|) / 6)^alpha (Wu et al. 2016); length: |Y|, </s> included."""
     return ((5.0 + length) / 6.0) ** alpha
+
+
+def beam_step(scores: torch.Tensor, log_probs: torch.Tensor, eos_id: int) -> tuple:
+    """One step of beam search for every sentence. scores: (sentences, k), total log P of the
+    live hypotheses; log_probs: (sentences, k, vocab), log P(next token).
+    Returns the 2k best extensions, best first, each (sentences, 2k): total, origin (the live
+    hypothesis it extends), token, ends (with </s>); then pick and new_scores, (sentences, k):
+    the k best that go on and their totals (-inf copies where fewer go on)."""
+    k, vocab_size = log_probs.shape[1:]
+    # At most k of the best 2k extensions end with </s>, so at least k go on.
+    totals, ids = (scores[..., None] + log_probs).flatten(1).topk(2 * k)
+    origin, token = ids // vocab_size, ids % vocab_size
+    ends = (token == eos_id) & totals.isfinite()
+    going = ~ends & totals.isfinite()
+    pick = (~going).byte().argsort(dim=1, stable=True)[:, :k]  # those going on first
+    filler = torch.arange(k, device=pick.device) >= going.sum(dim=1, keepdim=True)
+    pick = torch.where(filler, pick[:, :1], pick)
+    new_scores = totals.gather(1, pick).masked_fill(filler, float("-inf"))
+    return totals, origin, token, ends, pick, new_scores
 
 
 @torch.no_grad()
@@ -116,174 +124,130 @@ def beam_search(
     model: Transformer, src: torch.Tensor, *, beam_size=4, alpha=0.6, max_len=None,
     max_extra_len=MAX_EXTRA_LEN, use_cache=True, bos_id=BOS_ID, eos_id=EOS_ID, trace=None,
 ) -> torch.Tensor:  # fmt: skip
-    """Beam search (paper §6.1: beam 4, alpha 0.6) for a batch: every sentence's beams in one batch.
-
-    src: (batch, src_len). Returns (batch, width) ids like greedy_decode. Each step extends every
-    live hypothesis by every token; of the beam_size best extensions, those that end with </s>
-    are finished (ranked by log P(Y) / lp(|Y|)), and the beam_size best that do not are the next
-    live ones. A sentence stops at its limit, or once no live hypothesis can beat its best
-    finished one. beam_size=1 with alpha=0 is greedy decoding. The beams of a sentence share its
-    memory (``new_cache(beams=beam_size)``); use_cache=False re-runs whole prefixes with a copy
-    of the memory per beam (same result, slower). trace: a list that receives one dict per step
-    for the first sentence (see ``_trace_step``).
-    """
+    """Beam search (§6.1) for a batch; returns ids like greedy_decode. Row b * beam_size + j of
+    beams is hypothesis j of sentence b. trace: a list; gets a record per step (the deep dive)."""
     check_decoding(model, src, bos_id, eos_id, beam_size, alpha, max_len, max_extra_len)
-    limits = output_limits(model, src, max_len, max_extra_len).tolist()
-    was_training = model.training
-    model.eval()
-    try:
-        options = (bos_id, eos_id, beam_size, float(alpha), use_cache, trace)
-        results = _beam_search_batch(model, src, limits, *options)
-    finally:
-        model.train(was_training)
-    return pad_sequences(results, model.config.pad_id).to(src.device)
+    k, limits = beam_size, output_limits(model, src, max_len, max_extra_len)
+    book = _Bookkeeping(limits, alpha, eos_id)  # finished hypotheses and results, per sentence
+    with evaluation_mode(model):
+        memory, _ = model.encode(src)  # (batch, src_len, d_model), once per sentence
+        cache = model.decoder.new_cache(beams=k) if use_cache else None  # beams share memory
+        beams = torch.full((src.shape[0] * k, 1), bos_id, device=src.device)
+        scores = torch.zeros(src.shape[0], k, device=src.device)
+        scores[:, 1:] = float("-inf")  # at first one live hypothesis per sentence: <s>
+        for step in range(int(limits.max())):
+            log_probs = _next_log_probs(model, beams, memory, src, cache, step, bos_id)
+            found = beam_step(scores, log_probs.view(*scores.shape, -1), eos_id)
+            totals, origin, token, ends, pick, new_scores = found
+            history = beams.view(*scores.shape, -1)  # (sentences, k, step + 1)
+            book.finish(history, totals, origin, ends)  # ended among the best k
+            offsets = k * torch.arange(len(scores), device=src.device)[:, None]
+            parents = (origin.gather(1, pick) + offsets).flatten()  # the rows the beams extend
+            beams = torch.cat([beams[parents], token.gather(1, pick).view(-1, 1)], dim=1)
+            if trace is not None and book.active[0] == 0:  # the first sentence
+                trace.append(_trace_step(step, scores, history, found, beams[:k], book))
+            scores = new_scores
+            going = book.settle(step, beams, scores)  # (sentences,): still searching
+            if not going.any():
+                break
+            rows = going.repeat_interleave(k)  # the rows of the sentences going on
+            beams, parents = beams[rows], parents[rows]
+            scores, memory, src = scores[going], memory[going], src[going]
+            _select_rows(cache, parents, going)  # cached rows follow the beams' parents
+    return pad_sequences(book.results, model.config.pad_id).to(src.device)
 
 
 def _next_log_probs(model, beams, memory, src, cache, step, bos_id) -> torch.Tensor:
-    """log P(next token) for every live beam, (rows, tgt_vocab_size). With the cache, from the
-    newest tokens; without, from whole prefixes and a copy of the memory per beam (slow)."""
+    """log P(next token) of every live hypothesis, (rows, vocab). Without the cache: whole
+    prefixes, and a copy of the memory per hypothesis."""
     if cache is not None:
         logits, _, _ = model.decode(beams[:, -1:], memory, src, cache=cache, start=step)
     else:
-        beam_size = beams.shape[0] // src.shape[0]
-        copies = [t.repeat_interleave(beam_size, dim=0) for t in (memory, src)]
+        copies = [t.repeat_interleave(beams.shape[0] // src.shape[0], dim=0) for t in (memory, src)]
         logits, _, _ = model.decode(beams, *copies)
     logits = forbid_special_tokens(logits[:, -1].float(), model.config.pad_id, bos_id)
     return F.log_softmax(logits, dim=-1)
 
 
-def _result(finished: list, live: torch.Tensor, live_scores: torch.Tensor, limit: int,
-            limit_reached: bool, alpha: float) -> list[int] | None:  # fmt: skip
-    """A sentence's translation once its search may stop, else None.
+class _Bookkeeping:
+    """Per sentence: the finished hypotheses (log P / lp, ids) and, once its search stops, the
+    result. active: the sentences still searching, in the order of their rows."""
 
-    A live beam's log-probability only falls as it grows, and for alpha >= 0 lp grows with the
-    length, so its final score is at most score / lp(limit): when even that is not above the
-    best finished score, nothing live can win."""
-    if finished:
-        best = max(finished, key=lambda item: item[0])  # (log P / lp, ids)
-        if limit_reached or live_scores.max().item() / length_penalty(limit, alpha) <= best[0]:
-            return best[1]
-    elif limit_reached:  # nothing reached </s>: the best live beam, cut at the limit
-        return live[live_scores.argmax().item(), 1:].tolist()
-    return None
+    def __init__(self, limits: torch.Tensor, alpha: float, eos_id: int):
+        self.limits, self.alpha, self.eos_id = limits.tolist(), float(alpha), eos_id
+        self.finished: list[list] = [[] for _ in self.limits]
+        self.results: list = [None] * len(self.limits)
+        self.active = list(range(len(self.limits)))
 
+    def finish(self, history, totals, origin, ends) -> None:
+        """The extensions among the best k that end with </s>, scored log P / lp(|Y|)."""
+        for row, rank in ends[:, : history.shape[1]].nonzero().tolist():
+            ids = history[row, origin[row, rank], 1:].tolist() + [self.eos_id]
+            score = totals[row, rank].item() / length_penalty(len(ids), self.alpha)
+            self.finished[self.active[row]].append((score, ids))
 
-def _beam_search_batch(model, src, limits, bos_id, eos_id, beam_size, alpha, use_cache, trace):
-    batch, device = src.shape[0], src.device
-    memory, _ = model.encode(src)  # (batch, src_len, d_model), once per sentence
-    # Row b * beam_size + k is beam k of sentence b: one live beam (<s>) each, the others -inf.
-    beams = torch.full((batch * beam_size, 1), bos_id, dtype=torch.long, device=device)
-    scores = torch.tensor([0.0] + [float("-inf")] * (beam_size - 1), device=device).repeat(batch, 1)
-    cache = model.decoder.new_cache(beams=beam_size) if use_cache else None
-    finished = [[] for _ in range(batch)]  # per sentence: (log P / lp, ids)
-    results, active = [None] * batch, list(range(batch))  # active: in row-block order
-    for step in range(max(limits)):
-        log_probs = _next_log_probs(model, beams, memory, src, cache, step, bos_id)
-        vocab_size = log_probs.shape[-1]
-        candidates = scores[:, :, None] + log_probs.view(len(active), beam_size, vocab_size)
-        # 2 * beam_size candidates always hold beam_size that do not end with </s>.
-        top_scores, top_ids = candidates.flatten(1).topk(2 * beam_size, dim=1)  # best first
-        origin, token = top_ids // vocab_size, top_ids % vocab_size  # (active, 2 * beam_size)
-        ends = (token == eos_id) & torch.isfinite(top_scores)
-        going = ~ends & torch.isfinite(top_scores)
-        keep = going & (going.cumsum(dim=1) <= beam_size)  # the best beam_size still going
-        history = beams.view(len(active), beam_size, -1)
-        new_beams, new_scores, new_origin = [], [], []
-        for row, sentence in enumerate(active):
-            for rank in ends[row, :beam_size].nonzero().flatten().tolist():  # in the beam, ended
-                ids = history[row, origin[row, rank], 1:].tolist() + [eos_id]
-                total = top_scores[row, rank].item()
-                finished[sentence].append((total / length_penalty(len(ids), alpha), ids))
-            # Fewer than beam_size going on: fill with copies of a candidate scored -inf (never win).
-            chosen = keep[row].nonzero().flatten()
-            missing = beam_size - len(chosen)
-            filler = chosen[:1] if len(chosen) else top_ids.new_zeros(1)
-            chosen = torch.cat([chosen, filler.expand(missing)])
-            parents = origin[row, chosen]
-            new_origin.append(row * beam_size + parents)
-            new_beams.append(torch.cat([history[row, parents], token[row, chosen, None]], 1))
-            new_scores.append(top_scores[row, chosen].clone())
-            new_scores[-1][beam_size - missing :] = float("-inf")
-            if sentence == 0 and trace is not None:  # what the notebook draws (a deep dive)
-                tops, live = (
-                    (top_scores, origin, token, ends, keep),
-                    (new_beams[-1], new_scores[-1]),
-                )
-                trace.append(_trace_step(step, row, scores, history, tops, *live, finished[0]))
-            limit_reached = step + 1 >= limits[sentence]
-            options = (limits[sentence], limit_reached, alpha)
-            results[sentence] = _result(finished[sentence], new_beams[-1], new_scores[-1], *options)
-        still = [row for row, sentence in enumerate(active) if results[sentence] is None]
-        if not still:
-            break
-        active = [active[row] for row in still]
-        beams = torch.cat([new_beams[row] for row in still])
-        scores = torch.stack([new_scores[row] for row in still])
-        rows = torch.cat([new_origin[row] for row in still])  # the rows each new beam continues
-        # Sentences that are done leave the batch: their memory row, and their beams' rows.
-        sentences = torch.tensor(still, device=device) if len(still) < len(new_beams) else None
-        if sentences is not None:
-            memory, src = memory[sentences], src[sentences]
-        if cache is not None:  # the memory's keys and values are shared: never reordered
-            _select_rows(cache, rows, sentences)
-    return results
+    def settle(self, step, beams, scores) -> torch.Tensor:
+        """Store the result of each sentence that may stop; returns (sentences,): going on.
+
+        A live hypothesis' log P only falls as it grows, and lp grows with the length, so its
+        final score is at most score / lp(limit): when even that does not beat the best finished
+        score (or at the limit), the best finished one wins; none finished: the best live one."""
+        going = []
+        for row, sentence in enumerate(self.active):
+            limit, finished = self.limits[sentence], self.finished[sentence]
+            if finished:
+                best_score, best_ids = max(finished, key=lambda item: item[0])
+                bound = scores[row].max().item() / length_penalty(limit, self.alpha)
+                if step + 1 >= limit or bound <= best_score:
+                    self.results[sentence] = best_ids
+            elif step + 1 >= limit:
+                live = beams.view(*scores.shape, -1)[row]
+                self.results[sentence] = live[scores[row].argmax().item(), 1:].tolist()
+            going.append(self.results[sentence] is None)
+        self.active = [sentence for sentence, on in zip(self.active, going, strict=True) if on]
+        return torch.tensor(going, device=scores.device)
 
 
-def _trace_step(step, row, scores, history, tops, live, live_scores, finished):
-    """One step of beam search for the first sentence: its live hypotheses and scores, the
-    finished ones, and the 2 * beam_size best extensions, best first, each as (prefix, token,
-    log P(token), total log P, fate) with fate "finished", "live" or "dropped"."""
-    top_scores, origin, token, ends, keep = (t[row] for t in tops)
-    candidates, beam_size = [], len(live)
-    for rank in range(2 * beam_size):
-        parent, total = origin[rank].item(), top_scores[rank].item()
-        if total == float("-inf"):
-            continue
-        if bool(ends[rank]) and rank < beam_size:
+def _trace_step(step, scores, history, found, live, book) -> dict:
+    """One step of the first sentence: its live hypotheses and scores, those finished so far,
+    and the 2k best extensions, best first, as (prefix, token, log P(token), total, fate)."""
+    totals, origin, token, ends, _, live_scores = (t[0] for t in found)
+    going = ~ends & totals.isfinite()
+    kept = going & (going.cumsum(dim=0) <= len(live))
+    candidates = []
+    for rank in totals.isfinite().nonzero().flatten().tolist():
+        parent, total = origin[rank].item(), totals[rank].item()
+        if ends[rank] and rank < len(live):
             fate = "finished"
         else:
-            fate = "live" if keep[rank] else "dropped"
-        prefix = history[row, parent, 1:].tolist()
-        token_log_p = total - scores[row, parent].item()
-        candidates.append((prefix, token[rank].item(), token_log_p, total, fate))
+            fate = "live" if kept[rank] else "dropped"
+        log_p = total - scores[0, parent].item()  # log P(token) = total - the parent's total
+        candidates.append((history[0, parent, 1:].tolist(), token[rank].item(), log_p, total, fate))
     return {
         "step": step,
         "live": list(zip(live[:, 1:].tolist(), live_scores.tolist(), strict=True)),
-        "finished": list(finished),
+        "finished": list(book.finished[0]),
         "candidates": candidates,
     }
 
 
 def tokenize(text: str) -> list[str]:
-    """Lower-case words and punctuation marks as separate tokens, as in the corpus.
-
-    "Heute trinkt der Mann ein Bier!" -> ["heute", "trinkt", "der", "mann", "ein", "bier", "!"].
-    """
+    """Lower-case words and punctuation marks, as in the corpus: "Ja!" -> ["ja", "!"]."""
     return re.findall(r"\w+|[^\w\s]", text.lower())
 
 
 def unknown_words(sentence: str, src_vocab: Vocab) -> list[str]:
     """The words of a sentence that the vocabulary does not know (they become <unk>), in order."""
-    return [
-        token
-        for token in tokenize(sentence)
-        if re.fullmatch(r"\w+", token) and token not in src_vocab.token_to_id
-    ]
+    words = [token for token in tokenize(sentence) if re.fullmatch(r"\w+", token)]
+    return [word for word in words if word not in src_vocab.token_to_id]
 
 
 def source_ids(sentence: str, src_vocab: Vocab) -> list[int]:
-    """The ids translate() gives the encoder for one sentence.
-
-    tokenize, then drop punctuation marks the vocabulary does not know (the corpus writes no
-    full stop or exclamation mark, so a "." would only confuse the model), and map unknown words
-    to <unk>.
-    """
-    tokens = [
-        token
-        for token in tokenize(sentence)
-        if token in src_vocab.token_to_id or re.fullmatch(r"\w+", token)
-    ]
-    return src_vocab.encode(tokens)
+    """The ids translate() gives the encoder: tokenize, drop the punctuation marks the vocabulary
+    does not know (the corpus has no "." or "!"), map unknown words to <unk>."""
+    tokens = tokenize(sentence)
+    known = src_vocab.token_to_id
+    return src_vocab.encode([t for t in tokens if t in known or re.fullmatch(r"\w+", t)])
 
 
 def translate(
@@ -291,43 +255,25 @@ def translate(
     beam_size=1, alpha=0.6, max_len=None, max_extra_len=MAX_EXTRA_LEN, use_cache=True,
     batch_size=64,
 ) -> list[str]:  # fmt: skip
-    """Translate a list of strings into a list of strings (greedy when beam_size is 1).
-
-    Each sentence is tokenised like the corpus (source_ids: lower case, punctuation split off,
-    punctuation the corpus never uses dropped, unknown words -> <unk>, with a UserWarning naming
-    them). Sentences are decoded batch_size at a time, sorted by length so that a batch pads to
-    little; the results come back in the input order. beam_size, alpha, max_len, max_extra_len
-    and use_cache are those of beam_search and greedy_decode. A sentence with nothing left gives
-    an empty translation; an empty list gives an empty list.
-    """
+    """Strings to strings, greedy when beam_size is 1: source_ids, then batch_size sentences at a
+    time, sorted by length (little padding); in the input order, "" where no token is left."""
     check_search_options(model, beam_size, alpha, max_len, max_extra_len)
     check_strings("sentences", sentences)
     check_vocab_of("src_vocab", src_vocab, model.config.src_vocab_size, model.config.pad_id)
     check_vocab_of("tgt_vocab", tgt_vocab, model.config.tgt_vocab_size, model.config.pad_id)
     check_positive_int("batch_size", batch_size)
-    unknown = sorted(
-        {word for sentence in sentences for word in unknown_words(sentence, src_vocab)}
-    )
-    if unknown:
-        message = tr(
-            "translate: {count} word(s) are not in the source vocabulary and become <unk>: {words}"
-        )
-        warnings.warn(
-            message.format(count=len(unknown), words=", ".join(unknown)), UserWarning, stacklevel=2
-        )
-    results = [""] * len(sentences)
-    todo = [(index, source_ids(sentence, src_vocab)) for index, sentence in enumerate(sentences)]
-    todo = sorted(((i, ids) for i, ids in todo if ids), key=lambda item: len(item[1]))
-    device = next(model.parameters()).device
+    warn_unknown_words([word for text in sentences for word in unknown_words(text, src_vocab)])
+    options = {"max_len": max_len, "max_extra_len": max_extra_len, "use_cache": use_cache,
+               "bos_id": tgt_vocab.bos_id, "eos_id": tgt_vocab.eos_id}  # fmt: skip
+    if beam_size > 1:
+        options |= {"beam_size": beam_size, "alpha": alpha}
+    decode = greedy_decode if beam_size == 1 else beam_search
+    encoded = [source_ids(sentence, src_vocab) for sentence in sentences]
+    todo = sorted((len(ids), index, ids) for index, ids in enumerate(encoded) if ids)
+    results, device = [""] * len(sentences), next(model.parameters()).device
     for start in range(0, len(todo), batch_size):
         chunk = todo[start : start + batch_size]
-        src = pad_sequences([ids for _, ids in chunk], src_vocab.pad_id).to(device)
-        options = {"max_len": max_len, "max_extra_len": max_extra_len, "use_cache": use_cache,
-                   "bos_id": tgt_vocab.bos_id, "eos_id": tgt_vocab.eos_id}  # fmt: skip
-        if beam_size == 1:
-            output = greedy_decode(model, src, **options)
-        else:
-            output = beam_search(model, src, beam_size=beam_size, alpha=alpha, **options)
-        for (index, _), ids in zip(chunk, output.tolist(), strict=True):
+        src = pad_sequences([ids for _, _, ids in chunk], src_vocab.pad_id).to(device)
+        for (_, index, _), ids in zip(chunk, decode(model, src, **options).tolist(), strict=True):
             results[index] = tgt_vocab.decode(ids)
     return results
