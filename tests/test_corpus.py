@@ -2,6 +2,7 @@
 
 import hashlib
 import itertools
+import os
 import re
 import subprocess
 import sys
@@ -48,18 +49,38 @@ def first_clause(german: str) -> list[str]:
 
 
 # The corpus is generated once per test run (load_corpus caches it for every test file); these
-# tests add one generation, with another seed, and one child process.
+# tests add one generation with another seed and one child process with another hash seed.
+
+# The SHA-256 of every split's pairs, written down when the corpus was first frozen.
+CORPUS_DIGEST = "15cb6fc23225fd5636a43271dcfa880f83883860bcdb2ad5d6acbbf99fcedc79"
+DIGEST_CODE = (
+    "import hashlib\n"
+    "from helpers.data.corpus import SPLITS, load_corpus\n"
+    "digest = hashlib.sha256()\n"
+    "for split in SPLITS:\n"
+    "    for german, english in load_corpus(split):\n"
+    "        digest.update(f'{split}\\t{german}\\t{english}\\n'.encode())\n"
+)
 
 
-def test_generation_is_deterministic_whatever_the_hash_seed():
-    # The SHA-256 of every split's pairs, written down when the corpus was first frozen. Each test
-    # run is a process with its own random string-hash seed (PYTHONHASHSEED), so a corpus that
-    # depended on set or dict order would change this digest from run to run.
-    digest = hashlib.sha256()
-    for split in SPLITS:
-        for german, english in load_corpus(split):
-            digest.update(f"{split}\t{german}\t{english}\n".encode())
-    assert digest.hexdigest() == "15cb6fc23225fd5636a43271dcfa880f83883860bcdb2ad5d6acbbf99fcedc79"
+def test_generation_is_deterministic():
+    namespace: dict = {}
+    exec(DIGEST_CODE, namespace)
+    assert namespace["digest"].hexdigest() == CORPUS_DIGEST
+
+
+def test_a_process_with_another_hash_seed_gives_the_same_corpus():
+    # Set and dict iteration order must not matter: string hashing changes with PYTHONHASHSEED
+    # (make test fixes it at 0, so the child takes another one).
+    hash_seed = "4242" if os.environ.get("PYTHONHASHSEED") != "4242" else "1"
+    result = subprocess.run(
+        [sys.executable, "-c", DIGEST_CODE + "print(digest.hexdigest())"],
+        env={**os.environ, "PYTHONHASHSEED": hash_seed},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert result.stdout.strip() == CORPUS_DIGEST
 
 
 def test_importing_the_corpus_imports_no_numerical_library():
