@@ -374,15 +374,6 @@ def test_n_heads_not_dividing_d_model_is_fine_with_explicit_head_sizes():
 # ---------------------------------------------------------------- exercise checks
 
 
-def embedding_parameters(config):
-    source, target = config.src_vocab_size * config.d_model, config.tgt_vocab_size * config.d_model
-    if config.share_embeddings:
-        return target
-    if config.tie_output_projection:
-        return source + target
-    return source + 2 * target
-
-
 def is_causal(model, src, tgt):
     with torch.no_grad():
         original = model(src, tgt)
@@ -437,12 +428,6 @@ def probabilities_instead_of_logits(model, src, tgt):
 @pytest.mark.parametrize(
     ("check", "solution", "wrong", "message"),
     [
-        (
-            notebook_10.check_embedding_parameters,
-            embedding_parameters,
-            lambda config: (config.src_vocab_size + 2 * config.tgt_vocab_size) * config.d_model,
-            "counts once",
-        ),
         (notebook_10.check_is_causal, is_causal, lambda model, src, tgt: True, "reads ahead"),
         (
             notebook_10.check_cached_decode_logits,

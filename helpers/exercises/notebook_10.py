@@ -22,66 +22,6 @@ def _small_config(**overrides) -> TransformerConfig:
     return TransformerConfig(**sizes)
 
 
-def _distinct_embedding_parameters(model: Transformer) -> int:
-    """The truth, read from a built model: every distinct matrix of the three modules once."""
-    matrices = {
-        id(module.weight): module.weight.numel()
-        for module in (
-            model.encoder.embedding.embedding,
-            model.decoder.embedding.embedding,
-            model.output_projection,
-        )
-    }
-    return sum(matrices.values())
-
-
-@keeps_random_state
-def check_embedding_parameters(function: Callable[[TransformerConfig], int]) -> None:
-    """Exercise 1: embedding_parameters(config) for the three sharing settings."""
-    cases = {
-        tr("no sharing (11 source, 13 target words)"): _small_config(),
-        tr("target tying (11 source, 13 target words)"): _small_config(tie_output_projection=True),
-        tr("three-way sharing (13 words)"): _small_config(src_vocab_size=13, share_embeddings=True),
-        tr("no sharing, d_model=24"): _small_config(d_model=24, n_heads=4),
-    }
-    for name, config in cases.items():
-        torch.manual_seed(0)
-        expected = _distinct_embedding_parameters(Transformer(config))
-        result, problem = call_solution(function, config)
-        if problem is not None:
-            return verdict(False, "", problem)
-        if isinstance(result, torch.Tensor) and result.numel() == 1:
-            result = result.item()
-        if not isinstance(result, int) or isinstance(result, bool):
-            return verdict(
-                False,
-                "",
-                tr("expected an int (a number of parameters), got {type}").format(
-                    type=type(result).__name__
-                ),
-            )
-        if result != expected:
-            hint = (
-                tr("a shared matrix counts once")
-                if config.share_embeddings or config.tie_output_projection
-                else tr("without sharing there are three matrices, two of them V_tgt x d_model")
-            )
-            return verdict(
-                False,
-                "",
-                tr("{name}: expected {expected:,} parameters, got {result:,} ({hint})").format(
-                    name=name, expected=expected, result=result, hint=hint
-                ),
-            )
-    return verdict(
-        True,
-        tr("embedding_parameters is right in all {count} settings, sharing included").format(
-            count=len(cases)
-        ),
-        "",
-    )
-
-
 class _LooksAhead(nn.Module):
     """A model that is not causal: it reads the target backwards, so position t sees tokens > t."""
 
@@ -103,7 +43,7 @@ def _as_bool(result) -> bool | None:
 
 @keeps_random_state
 def check_is_causal(function: Callable[[nn.Module, torch.Tensor, torch.Tensor], bool]) -> None:
-    """Exercise 2: is_causal(model, src, tgt) says True for our model and False for a leaky one."""
+    """Exercise 1: is_causal(model, src, tgt) says True for our model and False for a leaky one."""
     torch.manual_seed(0)
     model = Transformer(_small_config(n_layers=2)).eval()
     src = torch.randint(1, 11, (2, 5))
@@ -151,7 +91,7 @@ def check_is_causal(function: Callable[[nn.Module, torch.Tensor, torch.Tensor], 
 def check_cached_decode_logits(
     function: Callable[[Transformer, torch.Tensor, torch.Tensor], torch.Tensor],
 ) -> None:
-    """Exercise 3: logits computed one position at a time with a cache equal model(src, tgt)."""
+    """Exercise 2: logits computed one position at a time with a cache equal model(src, tgt)."""
     torch.manual_seed(0)
     model = Transformer(_small_config(n_layers=2)).eval()
     src = torch.randint(1, 11, (2, 5))

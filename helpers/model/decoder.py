@@ -12,12 +12,8 @@ from helpers.model.sublayers import ResidualSublayer
 
 
 class DecoderLayer(nn.Module):
-    """Masked self-attention, cross-attention over the memory, feed-forward (paper §3.1).
-
-    Each sublayer sits inside a residual connection: Post-LN (the paper) when norm_first=False,
-    Pre-LN when True. dropout acts on each sublayer's output, inside the feed-forward and on the
-    attention weights (training only).
-    """
+    """Masked self-attention, cross-attention over the memory, feed-forward (paper §3.1), each
+    inside a residual connection: Post-LN (the paper), or Pre-LN when norm_first=True."""
 
     def __init__(self, d_model, n_heads, d_ff, dropout=0.0, d_k=None, d_v=None, norm_first=False):
         super().__init__()
@@ -29,15 +25,9 @@ class DecoderLayer(nn.Module):
         self.feed_forward_residual = ResidualSublayer(d_model, dropout, norm_first)
 
     def forward(self, x, memory, tgt_mask, memory_mask, need_weights=False, cache=None):
-        """x: (batch, tgt_len, d_model), memory: (batch, src_len, d_model).
-
-        tgt_mask: bool (batch, 1, tgt_len, tgt_len), True where a target position may read
-        another: no padding and no future. memory_mask: bool (batch, 1, 1, src_len), True at real
-        source tokens. cache: (self-attention, cross-attention) caches for step-by-step decoding.
-        Returns x (same shape) and, when need_weights, the self-attention weights
-        (batch, n_heads, tgt_len, tgt_len) and cross-attention weights
-        (batch, n_heads, tgt_len, src_len), else None for both.
-        """
+        """x: (batch, tgt_len, d_model), memory: (batch, src_len, d_model); masks: bool, True =
+        may attend, tgt_mask (batch, 1, tgt_len, tgt_len), memory_mask (batch, 1, 1, src_len).
+        Returns x, and the self- and cross-attention weights when need_weights (else None)."""
         self_cache, cross_cache = cache if cache is not None else (None, None)
         # 1. Masked self-attention: queries, keys and values all from the target.
         y = self.self_attention_residual.sublayer_input(x)
@@ -56,10 +46,7 @@ class DecoderLayer(nn.Module):
 
 class Decoder(nn.Module):
     """Target ids shifted right, plus the memory, in; one d_model vector per target position out.
-
-    Embedding x sqrt(d_model) + positional encoding, dropout, n_layers DecoderLayers, and in
-    Pre-LN (norm_first=True) a final LayerNorm (paper §3.1).
-    """
+    Embedding x sqrt(d_model) + positions, n_layers DecoderLayers, a final LayerNorm in Pre-LN."""
 
     def __init__(
         self, vocab_size, d_model, n_heads, d_ff, n_layers, dropout=0.0, d_k=None, d_v=None,
@@ -75,24 +62,15 @@ class Decoder(nn.Module):
         self.final_norm = nn.LayerNorm(d_model) if norm_first else nn.Identity()
 
     def new_cache(self, beams: int = 1) -> list[tuple[KVCache, KVCache]]:
-        """Empty caches, one (self, cross) pair per layer, for step-by-step decoding.
-
-        The self-attention cache grows by one position per step; the cross-attention cache holds
-        the memory's keys and values (from_memory), computed at the first step and reused.
-        beams: rows of tgt per memory row (beam search: row b*beams + j is hypothesis j of
-        sentence b), so that the memory's keys and values are held once per sentence.
-        """
+        """Empty caches, one (self, cross) pair per layer, for step-by-step decoding (section 7).
+        beams: rows of tgt per memory row in beam search (notebook 12)."""
         check_positive_int("beams", beams)
         return [(KVCache(), KVCache(from_memory=True, beams=beams)) for _ in self.layers]
 
     def forward(self, tgt, memory, tgt_mask, memory_mask, need_weights=False, cache=None, start=0):
-        """tgt: (batch, tgt_len) ids at positions start, start+1, ... -> (batch, tgt_len, d_model).
-
-        memory: (batch, src_len, d_model), the encoder's output. tgt_mask, memory_mask: bool, see
-        DecoderLayer; with a cache, tgt_mask covers the cached positions too (None lets the new
-        positions read all of them). Also returns the per-layer self- and cross-attention
-        weights when need_weights, else None for both.
-        """
+        """tgt: (batch, tgt_len) ids at positions start, start+1, ... -> (batch, tgt_len, d_model),
+        and the per-layer weights or None. With a cache, tgt_mask also covers the cached positions
+        (None: the new positions read all of them)."""
         x = self.positional_encoding(self.embedding(tgt), start)
         self_weights, cross_weights = [], []
         for index, layer in enumerate(self.layers):
@@ -100,6 +78,5 @@ class Decoder(nn.Module):
             x, self_w, cross_w = layer(x, memory, tgt_mask, memory_mask, need_weights, layer_cache)
             self_weights.append(self_w)
             cross_weights.append(cross_w)
-        if not need_weights:
-            return self.final_norm(x), None, None
-        return self.final_norm(x), self_weights, cross_weights
+        weights = (self_weights, cross_weights) if need_weights else (None, None)
+        return self.final_norm(x), *weights

@@ -14,12 +14,22 @@ from helpers.classes import add_to_class
 from helpers.model.attention import scaled_dot_product_attention
 
 
+def stacked_linear(d_model: int, sizes: list[int], bias: bool = True) -> nn.Linear:
+    """One Linear(d_model, sum(sizes)) whose row blocks start as separate Linear layers would."""
+    layer = nn.utils.skip_init(nn.Linear, d_model, sum(sizes), bias=bias)  # uninitialised
+    biases = layer.bias.split(sizes) if bias else [None] * len(sizes)
+    for weight, block_bias in zip(layer.weight.split(sizes), biases, strict=True):
+        nn.init.kaiming_uniform_(weight, a=math.sqrt(5))  # nn.Linear's own initialisation
+        if block_bias is not None:
+            nn.init.uniform_(block_bias, -(d_model**-0.5), d_model**-0.5)
+    return layer
+
+
 class MultiHeadAttention(nn.Module):
     """MultiHead(Q, K, V) = Concat(head_1, ..., head_h) W^O, head_i = Attention(Q W_i^Q, K W_i^K, V W_i^V).
 
-    All h projections of one role are one Linear of size h * d_k, then split (paper §3.2.2); the
-    three roles are stacked in one parameter, ``w_qkv`` (rows: W^Q, then W^K, then W^V), like
-    ``nn.MultiheadAttention.in_proj_weight``. d_k and d_v default to d_model / n_heads.
+    W^Q, W^K, W^V of all heads are stacked in one Linear, ``w_qkv``, like nn.MultiheadAttention's
+    in_proj_weight. d_k and d_v default to d_model / n_heads (paper §3.2.2).
     """
 
     def __init__(self, d_model, n_heads, d_k=None, d_v=None, dropout=0.0, bias=True):
@@ -30,13 +40,7 @@ class MultiHeadAttention(nn.Module):
         self.d_k = d_k if d_k is not None else d_model // n_heads
         self.d_v = d_v if d_v is not None else d_model // n_heads
         self.sizes = [n_heads * self.d_k, n_heads * self.d_k, n_heads * self.d_v]  # rows of q, k, v
-        # Created uninitialised, then each role's block is initialised as its own nn.Linear
-        # would be: W^Q, W^K and W^V start exactly as three separate layers.
-        self.w_qkv = nn.utils.skip_init(nn.Linear, d_model, sum(self.sizes), bias=bias)
-        for weight, role_bias in self.input_projections().values():
-            nn.init.kaiming_uniform_(weight, a=math.sqrt(5))  # nn.Linear's own initialisation
-            if role_bias is not None:
-                nn.init.uniform_(role_bias, -(d_model**-0.5), d_model**-0.5)
+        self.w_qkv = stacked_linear(d_model, self.sizes, bias)  # W^Q, W^K, W^V in one Linear
         self.w_o = nn.Linear(n_heads * self.d_v, d_model, bias=bias)
         self.attention_dropout = nn.Dropout(dropout)
 
@@ -55,9 +59,8 @@ class MultiHeadAttention(nn.Module):
         """query: (batch, len_q, d_model), key and value: (batch, len_k, d_model) -> the output
         (batch, len_q, d_model), and the weights (batch, n_heads, len_q, len_k) or None.
 
-        mask: bool, broadcastable to (batch, n_heads, len_q, len_k), True where attention is
-        allowed. cache: decoding one position at a time, where the cache does the bookkeeping
-        (``KVCache``, notebook 12)."""
+        mask: bool, broadcastable to the weights, True where attention is allowed. cache: a
+        ``KVCache`` when decoding one position at a time (notebook 12)."""
         check_bool_mask("mask", mask)  # the fused path would *add* a float mask to the scores
         if cache is not None:
             return cache.attend(self, query, key, value, mask, need_weights)
@@ -92,12 +95,9 @@ def project_query_key_value(self, query, key, value):
 
 @add_to_class(MultiHeadAttention)
 def attend(self, q, k, v, mask, need_weights):
-    """Every head at once: q (batch, n_heads, len_q, d_k), k and v (batch, n_heads, len_k, d_k or
-    d_v) -> heads (batch, n_heads, len_q, d_v), and the weights or None.
+    """q, k, v: (batch, n_heads, len, d_k or d_v) -> heads (batch, n_heads, len_q, d_v), weights.
 
-    need_weights: notebook 03's explicit path, which returns the weights; otherwise PyTorch's
-    fused ``F.scaled_dot_product_attention`` (checked equal in a deep dive). Either way a query
-    that may attend to no key gets a zero output, never NaN."""
+    need_weights: notebook 03's attention, with weights; else the fused one (a deep dive)."""
     if need_weights:
         return scaled_dot_product_attention(q, k, v, mask, self.attention_dropout)
     dropout_p = self.attention_dropout.p if self.training else 0.0

@@ -28,12 +28,8 @@ from helpers.model.multi_head_attention import xavier_init_
 @dataclass
 class TransformerConfig:
     """Sizes of a Transformer; the defaults are the paper's base model (Table 3, row "base").
-
-    d_k, d_v: per-head sizes, d_model // n_heads when None. norm_first: Pre-LN. share_embeddings:
-    one matrix for both embeddings and the output projection (§3.4); tie_output_projection: the
-    target embedding and the projection only. max_len: the positional table's length. pad_id:
-    the padding token (masks). positional: "sinusoidal" or "learned" (Table 3 row (E)).
-    """
+    d_k, d_v: d_model // n_heads when None. share_embeddings, tie_output_projection: section 4.
+    max_len: the positional table's length. positional: "sinusoidal" or "learned" (row (E))."""
 
     src_vocab_size: int
     tgt_vocab_size: int
@@ -66,10 +62,7 @@ class TransformerConfig:
 
 
 class Transformer(nn.Module):
-    """model(src, tgt) -> logits (batch, tgt_len, tgt_vocab_size); masks are built from pad_id.
-
-    src: source ids; tgt: target ids shifted right (they start with the start token).
-    """
+    """model(src, tgt) -> logits (batch, tgt_len, tgt_vocab_size), tgt shifted right (<s> first)."""
 
     def __init__(self, config: TransformerConfig):
         super().__init__()
@@ -97,9 +90,8 @@ class Transformer(nn.Module):
         return self.encoder(src, padding_mask(src, config.pad_id), need_weights)
 
     def decode(self, tgt, memory, src, need_weights=False, cache=None, start=0):
-        """tgt: (batch, tgt_len) ids -> logits (batch, tgt_len, tgt_vocab_size), and the per-layer
-        self- and cross-attention weights, or None and None. src gives the memory's padding.
-        cache, start: decoding one position at a time, tgt at positions start.. (notebook 12)."""
+        """tgt: (batch, tgt_len) -> logits, per-layer self- and cross-attention weights or None.
+        src gives the memory's padding; cache, start: one position at a time (notebook 12)."""
         check_decode_inputs(self, tgt, memory, src, cache, start)
         if cache is None:
             tgt_mask = decoder_self_attention_mask(tgt, self.config.pad_id)
@@ -121,8 +113,7 @@ class Transformer(nn.Module):
 
 @dataclass
 class AttentionWeights:
-    """One (batch, n_heads, len_q, len_k) map per layer: len_q, len_k = src_len, src_len in
-    encoder_self; tgt_len, tgt_len in decoder_self; tgt_len, src_len in decoder_cross."""
+    """One (batch, n_heads, len_q, len_k) map per layer, for each of the three attentions."""
 
     encoder_self: list[torch.Tensor]
     decoder_self: list[torch.Tensor]
