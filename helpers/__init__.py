@@ -16,7 +16,8 @@ Folders, each importing only those above it in this list:
 - ``helpers.explore`` (hand-written): live explorers, sliders that redraw the notebooks' figures;
 - ``helpers.data`` (hand-written, pure Python): the generated German-English corpus, and the
   real German-English dictionary of notebook 15, read where Debian installs it;
-- ``helpers.pretrained``, ``helpers.paths`` (hand-written): the shipped model, where files are;
+- ``helpers.checkpoints``, ``helpers.pretrained``, ``helpers.paths`` (hand-written): saving and
+  loading a trained model, the shipped model, where files are;
 - ``helpers.train`` (hand-written): ``python -m helpers.train``, training on many CPUs or GPUs
   through torchrun, resume, checkpoint averaging, ``make ablations``, scores on real German;
 - ``helpers.exercises`` (hand-written): the checks behind each notebook's exercises.
@@ -60,9 +61,7 @@ _EXPORTS = {
     "TorchReferenceTransformer": "helpers.model.torch_reference",
     "to_torch_reference": "helpers.model.torch_reference",
     # pipeline
-    "train": "helpers.pipeline.training",
-    "save_checkpoint": "helpers.pipeline.training",
-    "load_checkpoint": "helpers.pipeline.training",
+    "train_model": "helpers.pipeline.training",
     "greedy_decode": "helpers.pipeline.decoding",
     "beam_search": "helpers.pipeline.decoding",
     "translate": "helpers.pipeline.decoding",
@@ -73,9 +72,11 @@ _EXPORTS = {
     "explore_schedule": "helpers.explore.schedule",
     "explore_attention": "helpers.explore.attention",
     "explore_decoding": "helpers.explore.decoding",
-    # data and the shipped model
+    # data, checkpoints and the shipped model
     "load_corpus": "helpers.data.corpus",
     "load_pretrained": "helpers.pretrained",
+    "save_checkpoint": "helpers.checkpoints",
+    "load_checkpoint": "helpers.checkpoints",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import torch
 
+from helpers.checkpoints import Checkpoint, load_checkpoint, save_checkpoint
 from helpers.data.corpus import CORPUS_SEED, load_corpus
 from helpers.display.setup import seed_everything
 from helpers.language import tr
@@ -25,13 +26,7 @@ from helpers.model.transformer import Transformer, TransformerConfig
 from helpers.paths import CHECKPOINTS_DIR, how_to_restore, require
 from helpers.pipeline.decoding import translate
 from helpers.pipeline.evaluation import corpus_bleu
-from helpers.pipeline.training import (
-    Checkpoint,
-    encode_pairs,
-    load_checkpoint,
-    save_checkpoint,
-    train,
-)
+from helpers.pipeline.training import encode_pairs, train_model
 from helpers.text.vocab import Vocab
 
 CHECKPOINT_DIR = CHECKPOINTS_DIR / "de_en_small"
@@ -82,7 +77,7 @@ def train_shipped_model(directory: Path = CHECKPOINT_DIR, progress: bool = True)
     )
     model = Transformer(config)
     started = time.perf_counter()
-    history = train(
+    history = train_model(
         model,
         encode_pairs(train_pairs, src_vocab, tgt_vocab),
         encode_pairs(valid_pairs, src_vocab, tgt_vocab),
@@ -165,7 +160,9 @@ def rebuild_hint() -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Train the shipped German→English model.")
     parser.add_argument("--output", type=Path, default=CHECKPOINT_DIR, help="checkpoint folder")
-    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument(
+        "--no-progress", action="store_true", help="print no validation losses while training"
+    )
     args = parser.parse_args(argv)
     metadata = train_shipped_model(args.output, progress=not args.no_progress)
     print(json.dumps(metadata, indent=1))
