@@ -4,10 +4,13 @@ Its parts, lowest first; each imports only from itself and the parts above it in
 (``tests/test_layers.py`` checks it, imports inside functions included):
 
 - ``helpers.language``, ``helpers.paths``, ``helpers.classes``, ``helpers.runtime``,
-  ``helpers.checks`` (hand-written): ``tr()`` and its catalogues, where the repository's files
-  are, ``add_to_class``, seeds and devices, the input checks of the public entry points;
+  ``helpers.checks``, ``helpers.model_sizes`` (hand-written): ``tr()`` and its catalogues, where
+  the repository's files are, ``add_to_class``, seeds and devices, the input checks of the public
+  entry points, the model sizes (tiny, small, base, big);
 - ``helpers.data`` (hand-written, pure Python): the generated German-English corpus, and the
   real German-English dictionary of notebook 15;
+- ``helpers.display`` (hand-written): notebook setup, shape tables, heatmaps; knows nothing of
+  the model;
 - ``helpers.text`` (generated from notebooks 01 and 14): vocabularies and batches of token ids;
   byte-pair encoding (sub-word pieces);
 - ``helpers.model`` (generated from notebooks 02-10): the model's parts, the Transformer, and
@@ -15,11 +18,10 @@ Its parts, lowest first; each imports only from itself and the parts above it in
 - ``helpers.pipeline`` (generated from notebooks 11-12): training, decoding, evaluation;
 - ``helpers.analysis`` (generated from notebook 13): restricted attention, path lengths, slopes:
   the alternatives to self-attention;
-- ``helpers.display`` (hand-written): notebook setup, shape tables, heatmaps; knows nothing of
-  the model;
 - ``helpers.measure`` (hand-written): the cost meter notebook 13 counts FLOPs and memory with,
   and the tables and figures that show how those costs grow;
-- ``helpers.pretrained`` (hand-written): the shipped model;
+- ``helpers.checkpoints``, ``helpers.pretrained`` (hand-written): saving and loading a trained
+  model; the shipped model;
 - ``helpers.train`` (hand-written): ``python -m helpers.train``, training on many CPUs or GPUs
   through torchrun, resume, checkpoint averaging, ``make ablations``, scores on real German;
 - ``helpers.explore`` (hand-written): live explorers, sliders that redraw the notebooks' figures;
@@ -64,9 +66,7 @@ _EXPORTS = {
     "TorchReferenceTransformer": "helpers.model.torch_reference",
     "to_torch_reference": "helpers.model.torch_reference",
     # pipeline
-    "train": "helpers.pipeline.training",
-    "save_checkpoint": "helpers.pipeline.training",
-    "load_checkpoint": "helpers.pipeline.training",
+    "train_model": "helpers.pipeline.training",
     "greedy_decode": "helpers.pipeline.decoding",
     "beam_search": "helpers.pipeline.decoding",
     "translate": "helpers.pipeline.decoding",
@@ -77,9 +77,11 @@ _EXPORTS = {
     "explore_schedule": "helpers.explore.schedule",
     "explore_attention": "helpers.explore.attention",
     "explore_decoding": "helpers.explore.decoding",
-    # data and the shipped model
+    # data, checkpoints and the shipped model
     "load_corpus": "helpers.data.corpus",
     "load_pretrained": "helpers.pretrained",
+    "save_checkpoint": "helpers.checkpoints",
+    "load_checkpoint": "helpers.checkpoints",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import torch
 
+from helpers.checkpoints import Checkpoint, load_checkpoint, save_checkpoint
 from helpers.data.corpus import CORPUS_SEED, load_corpus
 from helpers.language import tr
 from helpers.model.transformer import Transformer, TransformerConfig
@@ -25,13 +26,7 @@ from helpers.model_sizes import MODEL_SIZES
 from helpers.paths import CHECKPOINTS_DIR, how_to_restore, require
 from helpers.pipeline.decoding import translate
 from helpers.pipeline.evaluation import corpus_bleu
-from helpers.pipeline.training import (
-    Checkpoint,
-    encode_pairs,
-    load_checkpoint,
-    save_checkpoint,
-    train,
-)
+from helpers.pipeline.training import encode_pairs, train_model
 from helpers.runtime import seed_everything
 from helpers.text.vocab import Vocab
 
@@ -79,7 +74,7 @@ def build_pretrained_checkpoint(directory: Path = CHECKPOINT_DIR, progress: bool
     )
     model = Transformer(config)
     started = time.perf_counter()
-    history = train(
+    history = train_model(
         model,
         encode_pairs(train_pairs, src_vocab, tgt_vocab),
         encode_pairs(valid_pairs, src_vocab, tgt_vocab),
@@ -162,7 +157,9 @@ def rebuild_hint() -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Train the shipped German→English model.")
     parser.add_argument("--output", type=Path, default=CHECKPOINT_DIR, help="checkpoint folder")
-    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument(
+        "--no-progress", action="store_true", help="print no validation losses while training"
+    )
     args = parser.parse_args(argv)
     metadata = build_pretrained_checkpoint(args.output, progress=not args.no_progress)
     print(json.dumps(metadata, indent=1))

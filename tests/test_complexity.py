@@ -291,8 +291,14 @@ def prefix_lm_mask(length, prefix_length):
     return mask
 
 
-def attention_flops(n, d_model):
-    return 8 * n * d_model**2 + 4 * n**2 * d_model
+def in_sequence_keys(n, window):
+    """The keys of all windows that lie inside the sequence (a wrong count: padding slots cost too)."""
+    half = window // 2
+    return sum(min(i + half, n - 1) - max(i - half, 0) + 1 for i in range(n))
+
+
+def restricted_attention_flops(n, d_model, window):
+    return 8 * n * d_model**2 + 4 * n * window * d_model
 
 
 CHECKS = [
@@ -318,13 +324,15 @@ CHECKS = [
         ],
     ),
     (
-        notebook_13.check_attention_flops,
-        attention_flops,
+        notebook_13.check_restricted_attention_flops,
+        restricted_attention_flops,
         [
-            (lambda n, d: 8 * n * d * d, "projections alone"),
-            (lambda n, d: attention_flops(n, d) // 2, "2 FLOPs"),
-            (lambda n, d: 4 * n * d * d + 4 * n * n * d, "four projections"),
-            (lambda n, d: 1 / 0, "ZeroDivisionError"),
+            (lambda n, d, r: 8 * n * d * d, "projections alone"),
+            (lambda n, d, r: 8 * n * d * d + 4 * n * n * d, "full attention"),
+            (lambda n, d, r: restricted_attention_flops(n, d, r) // 2, "2 FLOPs"),
+            (lambda n, d, r: 4 * n * d * d + 4 * n * r * d, "four projections"),
+            (lambda n, d, r: 8 * n * d * d + 4 * in_sequence_keys(n, r) * d, "padding slots"),
+            (lambda n, d, r: 1 / 0, "ZeroDivisionError"),
         ],
     ),
 ]
@@ -338,7 +346,10 @@ def test_exercise_checks(check, solution, wrong, verdicts):
 
 
 def test_checks_accept_a_float_and_a_tensor(verdicts):
-    verdicts.passes(notebook_13.check_attention_flops, lambda n, d: float(attention_flops(n, d)))
+    verdicts.passes(
+        notebook_13.check_restricted_attention_flops,
+        lambda n, d, r: float(restricted_attention_flops(n, d, r)),
+    )
     verdicts.passes(
         notebook_13.check_causal_conv_layers,
         lambda n, k, dilated: torch.tensor(causal_conv_layers(n, k, dilated)),

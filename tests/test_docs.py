@@ -280,29 +280,6 @@ def test_every_stored_figure_is_on_its_page(site, stem):
     assert len(images) == figures
 
 
-def test_progress_bars_show_their_last_state_only(site):
-    """Notebook 11's tqdm bar is stored as many \\r updates; the page shows the final one."""
-    folder, _, _ = site
-    checked = 0
-    for stem in STEMS:
-        page_text = soup(folder / f"{stem}.html").get_text()
-        for cell in notebook(docs.NOTEBOOKS / f"{stem}.ipynb").cells:
-            for name in ("stdout", "stderr"):
-                text = "".join(
-                    output.text
-                    for output in cell.get("outputs", [])
-                    if output.output_type == "stream" and output.name == name
-                )
-                lines = [line for line in text.split("\n") if "\r" in line]
-                for line in lines:
-                    states = [state.strip() for state in line.split("\r") if state.strip()]
-                    assert states[-1] in page_text, f"{stem}: {states[-1]!r} not shown"
-                    shown = [state for state in states[:-1] if state in page_text]
-                    assert shown == [], f"{stem}: earlier states shown: {shown[:2]}"
-                    checked += 1
-    assert checked >= 1, "no notebook stores a progress bar any more: drop this test"
-
-
 def test_links_to_notebooks_point_to_pages(site):
     folder, _, _ = site
     for page in all_pages(folder):

@@ -25,12 +25,13 @@ LAYERS = [
     "checks",  # the input checks of the public entry points
     "model_sizes",  # tiny, small, base, big
     "data",  # the generated corpus, the real dictionary (pure Python)
+    "display",  # notebook setup, tables, figures: knows nothing of the model
     "text",  # vocabularies, batches, BPE (generated: 01, 14)
     "model",  # the model's parts (generated: 02-10)
     "pipeline",  # training, decoding, evaluation (generated: 11, 12)
     "analysis",  # the alternatives to self-attention (generated: 13)
-    "display",  # notebook setup, tables, figures
     "measure",  # the cost meter and its reports (13)
+    "checkpoints",  # saving and loading a trained model
     "pretrained",  # the shipped model
     "train",  # python -m helpers.train
     "explore",  # live explorers

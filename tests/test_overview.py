@@ -3,7 +3,7 @@
 The overview shows the base model's hyper-parameters and the map from the source walkthrough's
 names to this series' as Markdown tables (read, not run, by the student); these tests are what
 keeps them true: the hyper-parameters against `TransformerConfig`'s defaults, `make_optimizer`,
-`train`'s defaults and Table 3's base row, and every name of the map against the module and the
+`train_model`'s defaults and Table 3's base row, and every name of the map against the module and the
 notebook that build it.
 """
 
@@ -17,7 +17,7 @@ import torch
 
 from helpers.model.transformer import TransformerConfig
 from helpers.paths import ROOT
-from helpers.pipeline.training import make_optimizer, train
+from helpers.pipeline.training import make_optimizer, train_model
 
 OVERVIEW = ROOT / "notebooks" / "00_overview.ipynb"
 
@@ -125,7 +125,7 @@ def test_hyper_parameter_table_matches_the_code_defaults():
     for name in ("d_model", "d_ff", "n_heads", "n_layers", "dropout"):
         assert table[name] == getattr(config, name), name
     assert table["d_k"] == table["d_v"] == config.d_model // config.n_heads
-    assert table["epsilon"] == inspect.signature(train).parameters["epsilon"].default
+    assert table["epsilon"] == inspect.signature(train_model).parameters["epsilon"].default
     optimizer, _ = make_optimizer(torch.nn.Linear(2, 2), d_model=512, warmup_steps=4000)
     group = optimizer.param_groups[0]
     assert (table["betas[0]"], table["betas[1]"]) == group["betas"]

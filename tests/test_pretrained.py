@@ -6,10 +6,10 @@ import shutil
 import pytest
 
 from helpers import paths
+from helpers.checkpoints import file_sha256
 from helpers.data.corpus import load_corpus
 from helpers.pipeline.decoding import translate
 from helpers.pipeline.evaluation import corpus_bleu
-from helpers.pipeline.training import file_sha256
 from helpers.pretrained import CHECKPOINT_DIR, RECIPE, load_pretrained, pretrained_metadata
 
 

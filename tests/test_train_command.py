@@ -18,15 +18,11 @@ import numpy as np
 import pytest
 import torch
 
+from helpers.checkpoints import load_checkpoint
 from helpers.model.transformer import Transformer
 from helpers.paths import ROOT
 from helpers.pipeline.decoding import translate
-from helpers.pipeline.training import (
-    collate,
-    label_smoothing_loss,
-    load_checkpoint,
-    make_optimizer,
-)
+from helpers.pipeline.training import collate, label_smoothing_loss, make_optimizer
 from helpers.runtime import seed_everything
 from helpers.train.__main__ import main
 from helpers.train.ablations import run_ablations

@@ -510,7 +510,7 @@ def test_learned_positional_embedding_is_a_trained_table_in_each_stack():
 
 
 def test_learned_positional_embedding_survives_a_checkpoint(tmp_path):
-    from helpers.pipeline.training import load_checkpoint, save_checkpoint
+    from helpers.checkpoints import load_checkpoint, save_checkpoint
     from helpers.text.vocab import Vocab
 
     model = small_model(src_vocab_size=6, tgt_vocab_size=6, max_len=12, positional="learned")

@@ -43,6 +43,7 @@ MODULES = {
     "helpers/model/transformer.py": ["tests/test_transformer.py", "tests/test_torch_reference.py"],
     "helpers/pipeline/decoding.py": ["tests/test_decoding.py"],
     "helpers/pipeline/training.py": ["tests/test_training.py"],
+    "helpers/checkpoints.py": ["tests/test_checkpoints.py"],
 }
 # Tests that check a property across the model (causality, cache == no cache, ...) guard every module.
 SHARED_TESTS = ["tests/test_properties.py"]

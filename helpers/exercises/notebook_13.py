@@ -10,9 +10,9 @@ import numpy as np
 import torch
 from torch.utils.flop_counter import FlopCounterMode
 
+from helpers.analysis.complexity import RestrictedSelfAttention
 from helpers.exercises import call_solution, keeps_random_state, on_cpu, verdict
 from helpers.language import tr
-from helpers.model.multi_head_attention import MultiHeadAttention
 
 
 def _as_int(result: object) -> int | None:
@@ -168,23 +168,23 @@ def check_prefix_lm_mask(function: Callable[[int, int], torch.Tensor]) -> None:
     )
 
 
-def _attention_flops_truth(n: int, d_model: int, n_heads: int) -> int:
+def _restricted_attention_flops_truth(n: int, d_model: int, n_heads: int, window: int) -> int:
     torch.manual_seed(0)
-    attention = MultiHeadAttention(d_model, n_heads)
+    layer = RestrictedSelfAttention(d_model, n_heads, window)
     x = torch.randn(1, n, d_model)
     counter = FlopCounterMode(display=False)
     with torch.no_grad(), counter:
-        attention(x, x, x, need_weights=True)
+        layer(x)
     return counter.get_total_flops()
 
 
 @keeps_random_state
-def check_attention_flops(function: Callable[[int, int], int]) -> None:
-    """Exercise 3: attention_flops(n, d_model) against PyTorch's FlopCounterMode."""
-    cases = [(8, 16, 2), (16, 8, 4), (64, 64, 4), (100, 32, 8), (1, 12, 3)]
-    for n, d_model, n_heads in cases:
-        expected = _attention_flops_truth(n, d_model, n_heads)
-        result, problem = call_solution(function, n, d_model)
+def check_restricted_attention_flops(function: Callable[[int, int, int], int]) -> None:
+    """Exercise 3: restricted_attention_flops(n, d_model, window) against FlopCounterMode."""
+    cases = [(8, 16, 2, 3), (16, 8, 4, 5), (64, 64, 4, 9), (100, 32, 8, 7), (1, 12, 3, 3)]
+    for n, d_model, n_heads, window in cases:
+        expected = _restricted_attention_flops_truth(n, d_model, n_heads, window)
+        result, problem = call_solution(function, n, d_model, window)
         if problem is not None:
             return verdict(False, "", problem)
         answer = _as_int(result)
@@ -199,24 +199,29 @@ def check_attention_flops(function: Callable[[int, int], int]) -> None:
                 ),
             )
         if answer != expected:
-            if answer == 8 * n * d_model * d_model:
-                hint = tr("that is the four projections alone: add QK^T and weights @ V")
+            projections = 8 * n * d_model * d_model
+            if answer == projections:
+                hint = tr("that is the four projections alone: add the scores and the weighted sum")
+            elif answer == projections + 4 * n * n * d_model:
+                hint = tr("that is full attention: each query meets only the keys of its window")
             elif 2 * answer == expected:
                 hint = tr("count 2 FLOPs per multiply-add")
             else:
                 hint = tr(
-                    "four projections of 2 * n * d_model^2 FLOPs each, then QK^T and weights @ V "
-                    "summed over the heads"
+                    "four projections of 2 * n * d_model^2 FLOPs each, then each query against "
+                    "its window of keys and the weighted sum of its window of values, padding "
+                    "slots included, summed over the heads"
                 )
             return verdict(
                 False,
                 "",
                 tr(
-                    "n={n}, d_model={d_model} ({n_heads} heads): FlopCounterMode counts "
-                    "{expected:,} FLOPs, you said {answer:,} ({hint})"
+                    "n={n}, d_model={d_model}, window={window} ({n_heads} heads): "
+                    "FlopCounterMode counts {expected:,} FLOPs, you said {answer:,} ({hint})"
                 ).format(
                     n=n,
                     d_model=d_model,
+                    window=window,
                     n_heads=n_heads,
                     expected=expected,
                     answer=answer,
@@ -226,8 +231,8 @@ def check_attention_flops(function: Callable[[int, int], int]) -> None:
     return verdict(
         True,
         tr(
-            "attention_flops matches FlopCounterMode for all {count} sizes, whatever the "
-            "number of heads"
+            "restricted_attention_flops matches FlopCounterMode for all {count} sizes, whatever "
+            "the number of heads"
         ).format(count=len(cases)),
         "",
     )

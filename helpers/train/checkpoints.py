@@ -26,9 +26,9 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from helpers.checkpoints import load_checkpoint, save_checkpoint
 from helpers.language import tr
 from helpers.model.transformer import Transformer
-from helpers.pipeline.training import load_checkpoint, save_checkpoint
 from helpers.text.vocab import Vocab
 from helpers.train.config import CHANGEABLE_ON_RESUME, TrainConfig
 from helpers.train.data import DataPosition
