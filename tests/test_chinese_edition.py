@@ -151,3 +151,45 @@ def test_the_chinese_readme_lists_every_notebook_and_links_both_ways():
     assert "(README.md)" in chinese.split("\n\n")[1]
     for command in ("make lab", "make test", 'make student ARGS="--language zh"', "make docs"):
         assert command in chinese, command
+
+
+# The sections of the English README a reader of the notebooks uses, and their Chinese counterparts.
+READER_SECTIONS = {
+    "Two commands": "两条命令",
+    "The notebooks": "笔记本",
+    "Explore with live controls": "交互式探索",
+    "Use it as a library": "作为库使用",
+    "Classroom edition": "课堂版",
+    "Read it as a web page": "以网页形式阅读",
+    "CPU and GPU": "CPU 与 GPU",
+    "Training at scale": "规模化训练",
+}
+
+
+def readme_sections(name: str) -> set[str]:
+    text = (ROOT / name).read_text(encoding="utf-8")
+    return set(re.findall(r"^## (.+)$", text, re.MULTILINE))
+
+
+def test_the_chinese_readme_has_every_section_a_reader_uses():
+    assert set(READER_SECTIONS) <= readme_sections("README.md")
+    assert set(READER_SECTIONS.values()) <= readme_sections("README.zh-CN.md")
+
+
+@pytest.mark.parametrize("english", ENGLISH, ids=IDS)
+def test_a_chinese_notebook_sends_its_reader_to_the_chinese_readme(english):
+    """A Chinese notebook that names the README names README.zh-CN and one of its sections."""
+    chinese_sections = readme_sections("README.zh-CN.md")
+    for cell in read(edition_path(english)).cells:
+        if cell.cell_type != "markdown":
+            continue
+        for match in re.finditer(
+            r"README(\.zh-CN|\.md)?(?:\.md)?[^“\n]{0,4}(?:“([^”]+)”)?", cell.source
+        ):
+            assert match.group(1) == ".zh-CN", (
+                f"{english.stem}: {match.group(0)!r} is the English README"
+            )
+            if match.group(2):
+                assert match.group(2) in chinese_sections, (
+                    f"{english.stem}: no section {match.group(2)!r}"
+                )
