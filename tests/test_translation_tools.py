@@ -84,6 +84,45 @@ def test_a_translation_must_keep_formulas_code_links_and_numbers(chinese, proble
     assert problems("x = 1  # one", "x = 2  # 一", "code") != []
 
 
+@pytest.mark.parametrize(
+    ("english", "chinese"),
+    [
+        ("The model has 4.5 million parameters.", "模型有 450 万个参数。"),
+        ("The model has 4.5 million parameters.", "模型有 4.5 million（约 450 万）个参数。"),
+        ("The model has 4,503,124 parameters.", "模型有 4,503,124（约 450 万）个参数。"),
+        ("It has 65 million.", "它有 65 M（6500 万）。"),
+        ("25,000 tokens per step.", "每步 25000 个词元。"),
+        ("A batch of one, filled with 0s and 1s.", "大小为 1 的批次，由 0 和 1 组成。"),
+        ("Every 500th step.", "每 500 步。"),
+        ("Section 3.2.2.", "第 3.2.2 节。"),
+    ],
+)
+def test_numbers_are_compared_by_value_in_chinese_units(english, chinese):
+    assert problems(english, chinese, "markdown") == []
+
+
+@pytest.mark.parametrize(
+    ("english", "chinese", "problem"),
+    [
+        ("The model has 4.5 million parameters.", "模型有 460 万个参数。", "numbers missing"),
+        (
+            "The model has 4.5 million parameters.",
+            "模型有 4.5 million（450 亿）个参数。",
+            "not in the English",
+        ),
+        (
+            "The model has 4,503,124 parameters.",
+            "模型有 4,503,124（500 万）个参数。",
+            "not in the English",
+        ),
+        ("Two layers.", "两层，第 3 层。", "not in the English"),
+        ("Section 3.2.2.", "第 3.2.3 节。", "numbers missing"),
+    ],
+)
+def test_a_number_the_translator_changes_or_adds_is_caught(english, chinese, problem):
+    assert any(problem in p for p in problems(english, chinese, "markdown"))
+
+
 def _catalogue_for(texts, translated):
     catalogue = updated(
         new_catalogue("nb"), [Unit(i, 0, "markdown", t) for i, t in enumerate(texts)], "nb"
