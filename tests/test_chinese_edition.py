@@ -11,6 +11,7 @@
   parentheses at its first use in each notebook.
 """
 
+import functools
 import re
 
 import nbformat
@@ -28,6 +29,7 @@ from tools.translation.__main__ import (
 )
 from tools.translation.catalogue import read_catalogue, same_entries, updated
 from tools.translation.generate import translated_notebook
+from tools.translation.stamp import STAMP_KEY, stamp_problems
 from tools.translation.units import is_exported, units
 
 ENGLISH = source_notebooks()
@@ -193,3 +195,53 @@ def test_a_chinese_notebook_sends_its_reader_to_the_chinese_readme(english):
                 assert match.group(2) in chinese_sections, (
                     f"{english.stem}: no section {match.group(2)!r}"
                 )
+
+
+# ---------------------------------------------------------------- outputs made from today's translations
+
+
+def _stamped_overview():
+    english = ROOT / "notebooks" / "00_overview.ipynb"
+    return english, read(edition_path(english))
+
+
+def test_a_changed_translation_of_a_helper_message_the_run_used_is_caught(monkeypatch):
+    from tools.translation import stamp as stamp_module
+
+    english, chinese = _stamped_overview()
+    used = chinese.metadata[STAMP_KEY]["helper_messages"]
+    assert used, "the overview's run records the labels its diagrams asked tr() for"
+    real = stamp_module.catalogue.__wrapped__("zh")
+    unused = next(m for m in real if m not in used)
+    for message, caught in ((unused, False), (used[0], True)):
+        changed = {**real, message: real.get(message, "") + "（改）"}
+        monkeypatch.setattr(stamp_module, "catalogue", functools.cache(lambda _, c=changed: c))
+        found = stamp_problems(english, catalogue_path(english), chinese)
+        assert any("helper message" in p for p in found) == caught, (message, found)
+
+
+def test_a_changed_translation_of_a_code_cell_is_caught(tmp_path):
+    from babel.messages.pofile import read_po, write_po
+
+    english, chinese = _stamped_overview()
+    with catalogue_path(english).open("rb") as file:
+        messages = read_po(file)
+    code = {u.text for u in units(read(english)) if u.kind == "code"}
+    target = next(m for m in messages if m.id in code and m.string)
+    target.string += " "
+    changed = tmp_path / "00_overview.po"
+    with changed.open("wb") as file:
+        write_po(file, messages)
+    assert not any(
+        "code cell" in p for p in stamp_problems(english, catalogue_path(english), chinese)
+    )
+    assert any("code cell" in p for p in stamp_problems(english, changed, chinese))
+
+
+def test_an_unstamped_notebook_is_sent_back_to_be_run():
+    english, chinese = _stamped_overview()
+    chinese.metadata.pop(STAMP_KEY)
+    assert stamp_problems(english, catalogue_path(english), chinese) == [
+        "not stamped with what its outputs were made from: run "
+        "`make notebooks NB=notebooks/00_overview.ipynb`"
+    ]

@@ -16,6 +16,7 @@ from tools.translation.catalogue import entries_state, read_catalogue, updated, 
 from tools.translation.checks import problems
 from tools.translation.generate import translated_notebook
 from tools.translation.helpers_messages import CATALOGUE_PATH, NonLiteralCall, fresh_catalogue
+from tools.translation.stamp import STAMP_KEY
 from tools.translation.units import units
 
 EDITION_DIR = NOTEBOOKS_DIR / LANGUAGE
@@ -60,6 +61,8 @@ def generate(english: Path) -> None:
             for new, old in zip(fresh.cells, stored.cells, strict=True):
                 if new.cell_type == "code":
                     new.outputs, new.execution_count = old.outputs, old.execution_count
+            if STAMP_KEY in stored.metadata:  # and so does what they were made from
+                fresh.metadata[STAMP_KEY] = stored.metadata[STAMP_KEY]
     target.parent.mkdir(parents=True, exist_ok=True)
     nbformat.write(fresh, str(target))
 
