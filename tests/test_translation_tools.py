@@ -210,3 +210,24 @@ def test_regenerating_after_a_markdown_change_keeps_the_outputs_and_a_code_chang
     cli.generate(english_path)
     cleared = nbformat.read(chinese_path, as_version=4)
     assert cleared.cells[1].outputs == [] and cleared.cells[1].execution_count is None
+
+
+@pytest.mark.parametrize(
+    ("kind", "chinese", "expected"),
+    [
+        ("markdown", "源语言 (德语) 和目标语言", "源语言（德语）和目标语言"),
+        ("markdown", "约 70 % 的参数", "约 70% 的参数"),
+        ("markdown", "用PyTorch实现", "用 PyTorch 实现"),
+        ("markdown", "编码器-解码器", "编码器-解码器"),
+        ("markdown", "见 `f(德语)` 与 $a (德语)$", "见 `f(德语)` 与 $a (德语)$"),
+        ("code", 'print("词元:", tokens)', 'print("词元：", tokens)'),
+        ("code", "x = 1  # 运行 (60 步后)", "x = 1  # 运行（60 步后）"),
+        ("code", "y = f(x)  # 每个 (句子, 位置) 上", "y = f(x)  # 每个 (句子, 位置) 上"),
+    ],
+)
+def test_chinese_typography_rules(kind, chinese, expected):
+    from tools.translation.typography import fixed, typography_problems
+
+    assert fixed(chinese, kind) == expected
+    assert bool(typography_problems(chinese, kind)) == (chinese != expected)
+    assert fixed(expected, kind) == expected  # already right: left alone
