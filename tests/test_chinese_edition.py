@@ -245,3 +245,14 @@ def test_an_unstamped_notebook_is_sent_back_to_be_run():
         "not stamped with what its outputs were made from: run "
         "`make notebooks NB=notebooks/00_overview.ipynb`"
     ]
+
+
+def test_the_chinese_readme_names_the_notes_the_series_grew_from_by_their_titles():
+    chinese = (ROOT / "README.zh-CN.md").read_text(encoding="utf-8")
+    for title in (
+        "《Transformer代码详细解读》",
+        "《手撕 Transformer 与一些细节》",
+        "《transformer详解》",
+    ):
+        assert title in chinese, title
+    assert "源代码" not in chinese, "the walkthrough's code is 示例代码 throughout the edition"
