@@ -104,12 +104,12 @@ def glossary_terms() -> list[tuple[str, str, list[str], list[str]]]:
             if not match:
                 continue
             cells = [c.strip() for c in match.group(1).split("|")]
-            if len(cells) != 4 or cells[0] == "English":
+            if len(cells) != 5 or cells[0] == "English":
                 continue
             english = cells[0].strip("*")
             chinese = re.split(r"[（(]", cells[1])[0].strip()
             if SIMPLE_ENGLISH.match(english) and CJK_TERM.match(chinese):
-                links = [stems[n] for n in re.findall(r"\[(\d\d)\]", cells[3]) if n in stems]
+                links = [stems[n] for n in re.findall(r"\[(\d\d)\]", cells[4]) if n in stems]
                 names = [english, *re.findall(r"[A-Za-z][A-Za-z -]*[A-Za-z]", cells[1])]
                 terms.append((english, chinese, links, names))
     return terms
