@@ -259,7 +259,6 @@ def test_the_chinese_glossary_uses_one_rendering_per_term():
     assert variant_uses(NOTEBOOKS_DIR / "zh" / "glossary.ipynb", skip=section) == []
 
 
-@pytest.mark.xfail(strict=True, reason="variants fixed after the merge by variant_fix.py")
 def test_the_chinese_edition_uses_one_rendering_per_term():
     uses = [use for path in LESSONS for use in variant_uses(NOTEBOOKS_DIR / "zh" / path.name)]
     assert uses == [], "variants the glossary's last section rules out:\n" + "\n".join(uses)
