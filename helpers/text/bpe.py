@@ -4,7 +4,7 @@
 
 A word is split into characters, its last character marked with ``</w>`` (Sennrich et al., 2016);
 the most frequent adjacent pair of pieces is merged into one piece, again and again. Encoding
-replays the learned merges; characters never seen in training fall back to their UTF-8 bytes.
+replays the learned merges; characters never seen in training fall back to byte pieces <0xNN>.
 """
 
 import heapq
