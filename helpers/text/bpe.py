@@ -9,7 +9,7 @@ replays the learned merges; characters never seen in training fall back to byte 
 
 import heapq
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 from helpers.checks import (
@@ -25,7 +25,7 @@ from helpers.classes import add_to_class
 END_OF_WORD = "</w>"
 
 
-def word_frequencies(texts: Iterable[str]) -> Counter:
+def word_frequencies(texts: Sequence[str]) -> Counter:
     """How often each word occurs; words are what str.split() gives (split on white space)."""
     check_strings("texts", texts)
     frequencies = Counter(word for text in texts for word in text.split())
@@ -132,7 +132,7 @@ def start(self, word: str) -> list[str]:
 
 
 def train_bpe(
-    texts: Iterable[str],
+    texts: Sequence[str],
     vocab_size: int,
     min_frequency: int = 2,
     tie_order: Sequence[str] | None = None,
