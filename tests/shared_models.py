@@ -1,0 +1,22 @@
+"""Small models that several test files share (their fixtures `mha` and `x` are in conftest.py)."""
+
+import torch
+
+from helpers.model.transformer import Transformer, TransformerConfig
+
+D_MODEL, N_HEADS = 16, 4
+
+
+def tiny_transformer(seed: int = 0) -> Transformer:
+    """A one-layer Transformer on 12 ids, no dropout: trains and saves in well under a second."""
+    torch.manual_seed(seed)
+    config = TransformerConfig(
+        src_vocab_size=12,
+        tgt_vocab_size=12,
+        d_model=32,
+        n_heads=4,
+        d_ff=64,
+        n_layers=1,
+        dropout=0.0,
+    )
+    return Transformer(config)
