@@ -7,16 +7,9 @@ from helpers.model.transformer import Transformer, TransformerConfig
 D_MODEL, N_HEADS = 16, 4
 
 
-def tiny_transformer(seed: int = 0) -> Transformer:
-    """A one-layer Transformer on 12 ids, no dropout: trains and saves in well under a second."""
+def tiny_transformer(seed: int = 0, **sizes) -> Transformer:
+    """A one-layer Transformer on 12 ids, no dropout (``sizes`` override any field of the config):
+    trains and saves in well under a second."""
     torch.manual_seed(seed)
-    config = TransformerConfig(
-        src_vocab_size=12,
-        tgt_vocab_size=12,
-        d_model=32,
-        n_heads=4,
-        d_ff=64,
-        n_layers=1,
-        dropout=0.0,
-    )
-    return Transformer(config)
+    fields = dict(src_vocab_size=12, tgt_vocab_size=12, d_model=32, n_heads=4, d_ff=64, n_layers=1)
+    return Transformer(TransformerConfig(**{**fields, "dropout": 0.0, **sizes}))
