@@ -30,6 +30,16 @@ def verdict(ok: bool, success: str, failure: str) -> None:
     print(("✓ " + success) if ok else ("✗ " + failure))
 
 
+def passed(message: str) -> None:
+    """Print "✓ message": the answer is right."""
+    verdict(True, message, "")
+
+
+def failed(message: str) -> None:
+    """Print "✗ message": what is wrong with the answer."""
+    verdict(False, "", message)
+
+
 class Problem(str):
     """What ``call_solution`` says went wrong, in words (in the notebook's language), and, when
     the student's function raised, the exception as ``error``: a check that looks closer at a
@@ -75,6 +85,25 @@ def keeps_random_state(check: Callable[P, None]) -> Callable[P, None]:
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> None:
         with torch.random.fork_rng(devices=[]):
             check(*args, **kwargs)
+
+    return wrapper
+
+
+def reports_crashes(check: Callable[P, None]) -> Callable[P, None]:
+    """Run check and report, as its verdict, an exception that an answer of an unexpected kind
+    raises inside the check itself (the student's own function is run by call_solution, which
+    reports its exceptions): a check never crashes the notebook."""
+
+    @functools.wraps(check)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> None:
+        try:
+            check(*args, **kwargs)
+        except Exception as error:
+            failed(
+                tr("the check could not run your answer: {error}: {message}").format(
+                    error=type(error).__name__, message=error
+                )
+            )
 
     return wrapper
 

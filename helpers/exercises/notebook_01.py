@@ -7,7 +7,7 @@ returns None; it never raises, whatever the function does.
 from collections.abc import Callable
 from typing import Any
 
-from helpers.exercises import call_solution, verdict
+from helpers.exercises import call_solution, failed, passed
 from helpers.language import tr
 
 
@@ -28,44 +28,36 @@ def check_shift_right(shift_right: Callable[[list[int], int, int], Any]) -> None
     for ids, bos_id, eos_id in cases:
         result, problem = call_solution(shift_right, list(ids), bos_id, eos_id)
         if problem:
-            return verdict(False, "", problem)
+            return failed(problem)
         if not isinstance(result, (tuple, list)) or len(result) != 2:
-            return verdict(
-                False,
-                "",
+            return failed(
                 tr("expected a pair (decoder_input, target), got {type}").format(
                     type=type(result).__name__
-                ),
+                )
             )
         decoder_input, target = (_as_int_list(part) for part in result)
         if decoder_input is None or target is None:
-            return verdict(False, "", tr("decoder_input and target should both be lists of ints"))
+            return failed(tr("decoder_input and target should both be lists of ints"))
         expected_input, expected_target = [bos_id, *ids], [*ids, eos_id]
         if decoder_input != expected_input:
-            return verdict(
-                False,
-                "",
+            return failed(
                 tr(
                     "for ids={ids}, bos_id={bos_id}: the decoder input should be {expected} "
                     "(<s> first, then the sentence), got {got}"
-                ).format(ids=ids, bos_id=bos_id, expected=expected_input, got=decoder_input),
+                ).format(ids=ids, bos_id=bos_id, expected=expected_input, got=decoder_input)
             )
         if target != expected_target:
-            return verdict(
-                False,
-                "",
+            return failed(
                 tr(
                     "for ids={ids}, eos_id={eos_id}: the target should be {expected} "
                     "(the sentence, then </s>), got {got}"
-                ).format(ids=ids, eos_id=eos_id, expected=expected_target, got=target),
+                ).format(ids=ids, eos_id=eos_id, expected=expected_target, got=target)
             )
-    return verdict(
-        True,
+    return passed(
         tr(
             "shift_right is right on {count} cases, including an empty sentence: "
             "decoder_input[1:] == target[:-1]"
-        ).format(count=len(cases)),
-        "",
+        ).format(count=len(cases))
     )
 
 
@@ -80,27 +72,21 @@ def check_padding_fraction(padding_fraction: Callable[[list[list[int]]], Any]) -
     for sequences, expected in cases:
         result, problem = call_solution(padding_fraction, [list(s) for s in sequences])
         if problem:
-            return verdict(False, "", problem)
+            return failed(problem)
         try:
             value = float(result)
         except (TypeError, ValueError):
-            return verdict(
-                False, "", tr("expected a number, got {type}").format(type=type(result).__name__)
-            )
+            return failed(tr("expected a number, got {type}").format(type=type(result).__name__))
         if abs(value - expected) > 1e-9:
             lengths = [len(sequence) for sequence in sequences]
             hint = tr(" (that is a count, not a share)") if value > 1 else ""
-            return verdict(
-                False,
-                "",
+            return failed(
                 tr(
                     "for lengths {lengths}: expected {expected:.4f}, got {value:.4f}{hint}; "
                     "pads = batch * longest - sum(lengths)"
-                ).format(lengths=lengths, expected=expected, value=value, hint=hint),
+                ).format(lengths=lengths, expected=expected, value=value, hint=hint)
             )
-    return verdict(
-        True, tr("padding_fraction is right on {count} batches").format(count=len(cases)), ""
-    )
+    return passed(tr("padding_fraction is right on {count} batches").format(count=len(cases)))
 
 
 def _padding(lengths: list[int], batches: list[list[int]]) -> int:
@@ -140,54 +126,40 @@ def check_group_by_length(group_by_length: Callable[[list[int], int], Any]) -> N
     for lengths, batch_size in cases:
         result, problem = call_solution(group_by_length, list(lengths), batch_size)
         if problem:
-            return verdict(False, "", problem)
+            return failed(problem)
         if not isinstance(result, (list, tuple)):
-            return verdict(
-                False,
-                "",
-                tr("expected a list of batches, got {type}").format(type=type(result).__name__),
+            return failed(
+                tr("expected a list of batches, got {type}").format(type=type(result).__name__)
             )
         batches = [_as_int_list(batch) for batch in result]
         if any(batch is None or not batch for batch in batches):
-            return verdict(
-                False, "", tr("each batch should be a non-empty list of sentence indices")
-            )
+            return failed(tr("each batch should be a non-empty list of sentence indices"))
         indices = sorted(index for batch in batches for index in batch)
         if indices != list(range(len(lengths))):
-            return verdict(
-                False,
-                "",
+            return failed(
                 tr(
                     "for {count} sentences every index 0..{last} should appear exactly once, "
                     "got {indices}"
-                ).format(count=len(lengths), last=len(lengths) - 1, indices=indices),
+                ).format(count=len(lengths), last=len(lengths) - 1, indices=indices)
             )
         if max(len(batch) for batch in batches) > batch_size:
-            return verdict(
-                False,
-                "",
+            return failed(
                 tr("a batch has more than batch_size={batch_size} sentences").format(
                     batch_size=batch_size
-                ),
+                )
             )
         fewest = -(-len(lengths) // batch_size)
         if len(batches) != fewest:
-            return verdict(
-                False,
-                "",
+            return failed(
                 tr(
                     "for {count} sentences and batch_size={batch_size} expected {fewest} "
                     "batches (fill each one up to batch_size), got {got}"
-                ).format(
-                    count=len(lengths), batch_size=batch_size, fewest=fewest, got=len(batches)
-                ),
+                ).format(count=len(lengths), batch_size=batch_size, fewest=fewest, got=len(batches))
             )
         overlap = _interleaving(lengths, batches)
         if overlap is not None:
             a, b = overlap
-            return verdict(
-                False,
-                "",
+            return failed(
                 tr(
                     "for lengths {lengths} and batch_size={batch_size} your batches need "
                     "{pads} pads, and batches {a} and {b} mix lengths {lengths_a} and "
@@ -200,13 +172,11 @@ def check_group_by_length(group_by_length: Callable[[list[int], int], Any]) -> N
                     b=b,
                     lengths_a=sorted(lengths[i] for i in batches[a]),
                     lengths_b=sorted(lengths[i] for i in batches[b]),
-                ),
+                )
             )
-    return verdict(
-        True,
+    return passed(
         tr(
             "group_by_length makes the fewest batches, of sentences of similar length, on "
             "{count} corpora (3 with a count that is not a multiple of batch_size)"
-        ).format(count=len(cases)),
-        "",
+        ).format(count=len(cases))
     )

@@ -10,7 +10,7 @@ from typing import Any
 
 import torch
 
-from helpers.exercises import call_solution, keeps_random_state, on_cpu, verdict
+from helpers.exercises import call_solution, failed, keeps_random_state, on_cpu, passed, verdict
 from helpers.language import tr
 from helpers.model.embeddings import PositionalEncoding, TokenEmbedding, sinusoidal_table
 
@@ -29,31 +29,25 @@ def check_wavelengths(wavelengths: Callable[[int], Any], pairs_within_50: Any = 
     for d_model in (8, 512, 5):
         result, problem = call_solution(wavelengths, d_model)
         if problem:
-            return verdict(False, "", problem)
+            return failed(problem)
         values = _as_float64(result)
         if values is None:
-            return verdict(
-                False,
-                "",
-                tr("expected a 1-D tensor, got {type}").format(type=type(result).__name__),
+            return failed(
+                tr("expected a 1-D tensor, got {type}").format(type=type(result).__name__)
             )
         two_i = torch.arange(0, d_model, 2, dtype=torch.float64)
         expected = 2 * math.pi * 10000 ** (two_i / d_model)
         if values.shape != expected.shape:
-            return verdict(
-                False,
-                "",
+            return failed(
                 tr(
                     "for d_model={d_model}: expected {count} wavelengths (one per "
                     "sine/cosine pair, ceil(d_model / 2)), got shape {shape}"
-                ).format(d_model=d_model, count=expected.numel(), shape=tuple(values.shape)),
+                ).format(d_model=d_model, count=expected.numel(), shape=tuple(values.shape))
             )
         if not torch.allclose(values, expected, rtol=1e-5, atol=0.0):
             if torch.allclose(values, expected / (2 * math.pi), rtol=1e-5):
-                return verdict(False, "", tr("close: a wavelength in positions includes the 2*pi"))
-            return verdict(
-                False,
-                "",
+                return failed(tr("close: a wavelength in positions includes the 2*pi"))
+            return failed(
                 tr(
                     "for d_model={d_model}: the first wavelength should be 2*pi = {first:.4f} "
                     "and the last {last:.1f}; got {got_first:.4f} and {got_last:.1f}"
@@ -63,16 +57,14 @@ def check_wavelengths(wavelengths: Callable[[int], Any], pairs_within_50: Any = 
                     last=expected[-1],
                     got_first=values.flatten()[0],
                     got_last=values.flatten()[-1],
-                ),
+                )
             )
     if pairs_within_50 is None:
-        return verdict(
-            True,
+        return passed(
             tr(
                 "wavelengths are right, from 2*pi to nearly 10000*2*pi; now count the pairs of "
                 "d_model=512 whose wavelength is shorter than 50 positions and set pairs_within_50"
-            ),
-            "",
+            )
         )
     two_i = torch.arange(0, 512, 2, dtype=torch.float64)
     count = int((2 * math.pi * 10000 ** (two_i / 512) < 50).sum())
@@ -111,27 +103,21 @@ def check_embed_with_positions(
 
     result, problem = call_solution(embed_with_positions, ids.clone(), weight, table.clone())
     if problem:
-        return verdict(False, "", problem)
+        return failed(problem)
     values = _as_float64(result)
     if values is None:
-        return verdict(
-            False, "", tr("expected a tensor, got {type}").format(type=type(result).__name__)
-        )
+        return failed(tr("expected a tensor, got {type}").format(type=type(result).__name__))
     if values.shape != expected.shape:
-        return verdict(
-            False,
-            "",
+        return failed(
             tr(
                 "for ids of shape {ids_shape} expected shape {shape} "
                 "(batch, seq_len, d_model), got {got}"
             ).format(
                 ids_shape=tuple(ids.shape), shape=tuple(expected.shape), got=tuple(values.shape)
-            ),
+            )
         )
     if torch.allclose(values, expected, atol=1e-5):
-        return verdict(
-            True, tr("embed_with_positions matches TokenEmbedding + PositionalEncoding"), ""
-        )
+        return passed(tr("embed_with_positions matches TokenEmbedding + PositionalEncoding"))
     unscaled = weight[ids].double() + table[: ids.shape[1]].double()
     without_positions = weight[ids].double() * math.sqrt(d_model)
     if torch.allclose(values, unscaled, atol=1e-5):
@@ -140,7 +126,7 @@ def check_embed_with_positions(
         hint = tr("the positional table is not added")
     else:
         hint = tr("compare with weight[ids] * sqrt(d_model) + table[:seq_len]")
-    return verdict(False, "", tr("not the same as the modules: {hint}").format(hint=hint))
+    return failed(tr("not the same as the modules: {hint}").format(hint=hint))
 
 
 def check_dot_product_at_offset(dot_product_at_offset: Callable[[int, int], Any]) -> None:
@@ -150,28 +136,20 @@ def check_dot_product_at_offset(dot_product_at_offset: Callable[[int, int], Any]
         for k in (0, 1, 7, 50):
             result, problem = call_solution(dot_product_at_offset, d_model, k)
             if problem:
-                return verdict(False, "", problem)
+                return failed(problem)
             try:
                 value = float(result)
             except (TypeError, ValueError, RuntimeError):
-                return verdict(
-                    False,
-                    "",
-                    tr("expected a number, got {type}").format(type=type(result).__name__),
+                return failed(
+                    tr("expected a number, got {type}").format(type=type(result).__name__)
                 )
             measured = (table[: 200 - k] * table[k:]).sum(dim=1)  # every pos from 0 to 199 - k
             if not torch.allclose(measured, torch.full_like(measured, value), atol=1e-3):
-                return verdict(
-                    False,
-                    "",
+                return failed(
                     tr(
                         "for d_model={d_model}, k={k}: PE[pos] . PE[pos+k] is "
                         "{measured:.4f} for every pos, you returned {value:.4f}"
                     ).format(d_model=d_model, k=k, measured=measured[0].item(), value=value)
-                    + (
-                        tr(" (k=0 gives d_model / 2: sin^2 + cos^2 = 1 per pair)") if k == 0 else ""
-                    ),
+                    + (tr(" (k=0 gives d_model / 2: sin^2 + cos^2 = 1 per pair)") if k == 0 else "")
                 )
-    return verdict(
-        True, tr("dot_product_at_offset matches the table for every pos: it depends on k only"), ""
-    )
+    return passed(tr("dot_product_at_offset matches the table for every pos: it depends on k only"))

@@ -5,7 +5,7 @@ from collections.abc import Callable
 
 import torch
 
-from helpers.exercises import Problem, call_solution, on_cpu, verdict
+from helpers.exercises import Problem, call_solution, failed, on_cpu, passed
 from helpers.language import tr
 
 
@@ -91,14 +91,12 @@ def check_attention_weights(attention_weights: Callable) -> None:
             tr("the weights tensor, not (output, weights)"),
         )
     if problem is not None:
-        return verdict(False, "", problem)
+        return failed(problem)
     result = on_cpu(result).float()
     scores = query @ key.transpose(-2, -1)
     expected = torch.softmax(scores / math.sqrt(8), dim=-1)
     if torch.allclose(result, expected, atol=1e-5):
-        return verdict(
-            True, tr("attention_weights is softmax(Q K^T / sqrt(d_k)) over the keys"), ""
-        )
+        return passed(tr("attention_weights is softmax(Q K^T / sqrt(d_k)) over the keys"))
     fix = tr("divide by sqrt(d_k), with d_k = query.shape[-1] = 8")
     wrong_scales = [
         (1.0, tr("the scores are not scaled: divide Q K^T by sqrt(d_k), d_k = query.shape[-1]")),
@@ -123,7 +121,7 @@ def check_attention_weights(attention_weights: Callable) -> None:
         ]
     for divisor, failure in wrong_scales:
         if torch.allclose(result, torch.softmax(scores / divisor, dim=-1), atol=1e-5):
-            return verdict(False, "", failure)
+            return failed(failure)
     if torch.allclose(result.sum(dim=-2), torch.ones(2, 3, 7), atol=1e-4):
         failure = tr(
             "your columns sum to 1: take the softmax over the keys, dim=-1, not the queries"
@@ -132,7 +130,7 @@ def check_attention_weights(attention_weights: Callable) -> None:
         failure = tr("each row (one query) should sum to 1: apply torch.softmax(..., dim=-1)")
     else:
         failure = tr("rows sum to 1 but the values differ from softmax(Q K^T / sqrt(d_k))")
-    return verdict(False, "", failure)
+    return failed(failure)
 
 
 def check_score_scale(score_scale: Callable) -> None:
@@ -142,7 +140,7 @@ def check_score_scale(score_scale: Callable) -> None:
     for d_k, sigma in cases:
         result, problem = call_solution(score_scale, d_k, sigma)
         if problem is not None:
-            return verdict(False, "", problem)
+            return failed(problem)
         try:
             answers.append(float(result))
         except (TypeError, ValueError, RuntimeError):
@@ -151,7 +149,7 @@ def check_score_scale(score_scale: Callable) -> None:
                 got = tr("a tensor of shape {shape}: return one number").format(
                     shape=tuple(result.shape)
                 )
-            return verdict(False, "", tr("expected a number, got {type}").format(type=got))
+            return failed(tr("expected a number, got {type}").format(type=got))
     expected = [math.sqrt(d_k) * sigma**2 for d_k, sigma in cases]
     if all(math.isclose(a, e, rel_tol=1e-6) for a, e in zip(answers, expected, strict=True)):
         # Measure it too: q·k / scale has unit variance for random q, k of std sigma.
@@ -160,13 +158,11 @@ def check_score_scale(score_scale: Callable) -> None:
         q = sigma * torch.randn(20_000, d_k, generator=generator)
         k = sigma * torch.randn(20_000, d_k, generator=generator)
         variance = ((q * k).sum(dim=-1) / answers[1]).var().item()
-        return verdict(
-            True,
+        return passed(
             tr(
                 "right: sqrt(d_k) * sigma^2; measured on random vectors (d_k=16, sigma=2) the "
                 "scaled variance is {variance:.2f}"
-            ).format(variance=variance),
-            "",
+            ).format(variance=variance)
         )
     if all(
         math.isclose(a, math.sqrt(d_k), rel_tol=1e-6)
@@ -192,7 +188,7 @@ def check_score_scale(score_scale: Callable) -> None:
         failure = tr("for (d_k, sigma) = {case} expected {expected:.4g}, got {got:.4g}").format(
             case=cases[1], expected=expected[1], got=answers[1]
         )
-    return verdict(False, "", failure)
+    return failed(failure)
 
 
 def check_general_scores(general_scores: Callable) -> None:
@@ -223,11 +219,11 @@ def check_general_scores(general_scores: Callable) -> None:
             tr("the scores tensor"),
         )
     if problem is not None:
-        return verdict(False, "", problem)
+        return failed(problem)
     result = on_cpu(result).float()
     expected = torch.einsum("bqd,de,bke->bqk", query, w, key)
     if torch.allclose(result, expected, atol=1e-4):
-        return verdict(True, tr("general_scores computes q^T W k for every (query, key) pair"), "")
+        return passed(tr("general_scores computes q^T W k for every (query, key) pair"))
     if torch.allclose(result, expected / math.sqrt(4), atol=1e-4) or torch.allclose(
         result, expected / math.sqrt(6), atol=1e-4
     ):
@@ -237,4 +233,4 @@ def check_general_scores(general_scores: Callable) -> None:
             "scores differ from q_i^T W k_j: project the queries with w (query @ w), then take "
             "dot products with the keys (@ key.transpose(-2, -1))"
         )
-    return verdict(False, "", failure)
+    return failed(failure)

@@ -5,7 +5,7 @@ from collections.abc import Callable
 import torch
 import torch.nn.functional as F
 
-from helpers.exercises import call_solution, on_cpu, verdict
+from helpers.exercises import call_solution, failed, on_cpu, passed, verdict
 from helpers.language import tr
 
 
@@ -46,7 +46,7 @@ def check_padding_mask_from_lengths(padding_mask_from_lengths: Callable) -> None
                 result, (batch, 1, 1, max_len), torch.bool, "(batch, 1, 1, max_len)"
             )
         if problem is not None:
-            return verdict(False, "", problem)
+            return failed(problem)
         result = on_cpu(result)
         expected = (torch.arange(max_len)[None, :] < lengths[:, None])[:, None, None, :]
         if torch.equal(result, expected):
@@ -73,14 +73,12 @@ def check_padding_mask_from_lengths(padding_mask_from_lengths: Callable) -> None
                 expected=expected[row, 0, 0].tolist(),
                 got=result[row, 0, 0].tolist(),
             )
-        return verdict(False, "", failure)
-    return verdict(
-        True,
+        return failed(failure)
+    return passed(
         tr(
             "padding_mask_from_lengths marks exactly the first `length` positions, for a padded "
             "batch, a sentence without padding and an empty one"
-        ),
-        "",
+        )
     )
 
 
@@ -93,7 +91,7 @@ def check_to_additive_mask(to_additive_mask: Callable) -> None:
     if problem is None:
         problem = _shape_and_dtype_problem(result, tuple(mask.shape), torch.float32, "mask.shape")
     if problem is not None:
-        return verdict(False, "", problem)
+        return failed(problem)
     result = on_cpu(result)
     expected = torch.zeros(mask.shape).masked_fill(~mask, float("-inf"))
     if torch.equal(result, expected):
@@ -123,7 +121,7 @@ def check_to_additive_mask(to_additive_mask: Callable) -> None:
         )
     else:
         failure = tr("expected 0.0 where the mask is True and -inf where it is False")
-    return verdict(False, "", failure)
+    return failed(failure)
 
 
 def _sliding_reference(size: int, window: int) -> torch.Tensor:
@@ -141,12 +139,10 @@ def check_sliding_window_mask(sliding_window_mask: Callable) -> None:
                 result, (1, 1, size, size), torch.bool, "(1, 1, size, size)"
             )
         if problem is not None:
-            return verdict(
-                False,
-                "",
+            return failed(
                 tr("sliding_window_mask({size}, {window}): {problem}").format(
                     size=size, window=window, problem=problem
-                ),
+                )
             )
         result = on_cpu(result)
         expected = _sliding_reference(size, window)
@@ -167,13 +163,9 @@ def check_sliding_window_mask(sliding_window_mask: Callable) -> None:
             failure = tr(
                 "for size={size}, window={window}, row i should be True at keys i-{window}+1 .. i"
             ).format(size=size, window=window)
-        return verdict(
-            False,
-            "",
+        return failed(
             tr("sliding_window_mask({size}, {window}): {problem}").format(
                 size=size, window=window, problem=failure
-            ),
+            )
         )
-    return verdict(
-        True, tr("sliding_window_mask lets each query see itself and the window - 1 before it"), ""
-    )
+    return passed(tr("sliding_window_mask lets each query see itself and the window - 1 before it"))

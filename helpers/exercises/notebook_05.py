@@ -14,9 +14,10 @@ from torch import nn
 from helpers.exercises import (
     call_solution,
     count_parameters,
+    failed,
     on_cpu,
+    passed,
     tensor_problem,
-    verdict,
 )
 from helpers.language import tr
 from helpers.model.multi_head_attention import MultiHeadAttention
@@ -48,29 +49,23 @@ def check_split_heads(split_heads: Callable) -> None:
                 tr("(batch, n_heads, seq_len, d_head) for x {shape}").format(shape=tuple(x.shape)),
             )
         if problem is not None:
-            return verdict(False, "", problem)
+            return failed(problem)
         result = on_cpu(result)
         if torch.equal(result, expected):
             continue
         if torch.equal(result, x.reshape(batch, n_heads, seq_len, d_head)):
-            return verdict(
-                False,
-                "",
+            return failed(
                 tr(
                     "right shape, wrong values: reshaping straight to (batch, n_heads, seq_len, d_head) "
                     "mixes positions; head i of position t is x[:, t, i*d_head:(i+1)*d_head]"
-                ),
+                )
             )
-        return verdict(
-            False,
-            "",
+        return failed(
             tr(
                 "right shape, wrong values: head i of position t should be x[:, t, i*d_head:(i+1)*d_head]"
-            ),
+            )
         )
-    return verdict(
-        True, tr("split_heads puts features i*d_head:(i+1)*d_head of every position in head i"), ""
-    )
+    return passed(tr("split_heads puts features i*d_head:(i+1)*d_head of every position in head i"))
 
 
 def check_output_as_sum_over_heads(output_as_sum_over_heads: Callable) -> None:
@@ -82,32 +77,28 @@ def check_output_as_sum_over_heads(output_as_sum_over_heads: Callable) -> None:
     if problem is None:
         problem = tensor_problem(result, expected, tr("the output"))
     if problem is not None:
-        return verdict(False, "", problem)
+        return failed(problem)
     result = on_cpu(result)
     if torch.allclose(result, expected, atol=1e-5, rtol=1e-5):
-        return verdict(
-            True,
+        return passed(
             tr(
                 "Concat(head_1, ..., head_h) W^O equals b^O plus the sum over heads of "
                 "head_i times its slice of W^O"
-            ),
-            "",
+            )
         )
     with torch.no_grad():
         without_bias = expected - attention.w_o.bias
     if torch.allclose(result, without_bias, atol=1e-5, rtol=1e-5):
-        return verdict(False, "", tr("almost: add the bias of w_o once (not once per head)"))
+        return failed(tr("almost: add the bias of w_o once (not once per head)"))
     if torch.allclose(
         result, without_bias + attention.n_heads * attention.w_o.bias, atol=1e-5, rtol=1e-5
     ):
-        return verdict(False, "", tr("the bias of w_o was added once per head: add it only once"))
-    return verdict(
-        False,
-        "",
+        return failed(tr("the bias of w_o was added once per head: add it only once"))
+    return failed(
         tr(
             "wrong values; head i uses columns i*d_v:(i+1)*d_v of w_o.weight: "
             "output = sum_i head_i @ w_o.weight[:, i*d_v:(i+1)*d_v].T + w_o.bias"
-        ),
+        )
     )
 
 
@@ -130,21 +121,17 @@ def check_multi_query_parameter_count(multi_query_parameter_count: Callable) -> 
             expected = _multi_query_count(d_model, n_heads)
             result, problem = call_solution(multi_query_parameter_count, d_model, n_heads)
             if problem is not None:
-                return verdict(False, "", problem)
+                return failed(problem)
             if isinstance(result, bool) or not isinstance(result, numbers.Real | torch.Tensor):
-                return verdict(
-                    False,
-                    "",
+                return failed(
                     tr("expected a number of parameters, got {type}").format(
                         type=type(result).__name__
-                    ),
+                    )
                 )
             try:
                 value = float(result)
             except (TypeError, ValueError, RuntimeError):
-                return verdict(
-                    False, "", tr("expected a single number, got {result!r}").format(result=result)
-                )
+                return failed(tr("expected a single number, got {result!r}").format(result=result))
             if math.isclose(value, expected):
                 continue
             where = tr(
@@ -160,9 +147,7 @@ def check_multi_query_parameter_count(multi_query_parameter_count: Callable) -> 
                 hint = tr(
                     "count W^Q and W^O (d_model x d_model) and W^K, W^V (d_model x d_k), with biases"
                 )
-            return verdict(False, "", tr("{where}; {hint}").format(where=where, hint=hint))
-    return verdict(
-        True,
-        tr("multi-query attention: 2 d_model^2 + 2 d_model d_k + 2 d_model + 2 d_k parameters"),
-        "",
+            return failed(tr("{where}; {hint}").format(where=where, hint=hint))
+    return passed(
+        tr("multi-query attention: 2 d_model^2 + 2 d_model d_k + 2 d_model + 2 d_k parameters")
     )

@@ -9,7 +9,7 @@ from collections.abc import Callable
 import torch
 from torch import nn
 
-from helpers.exercises import call_solution, on_cpu, verdict
+from helpers.exercises import call_solution, failed, on_cpu, passed
 from helpers.language import tr
 from helpers.model.feed_forward import PositionwiseFeedForward
 from helpers.model.masks import look_ahead_mask
@@ -44,19 +44,17 @@ def check_feed_forward_by_hand(feed_forward_by_hand: Callable) -> None:
                 " (nn.Linear stores its weight as (out_features, in_features): "
                 "x W1 is x @ linear1.weight.T)"
             )
-        return verdict(False, "", problem)
+        return failed(problem)
     result = on_cpu(result)
     if torch.allclose(result, expected, atol=1e-5, rtol=1e-5):
-        return verdict(True, tr("max(0, x W1 + b1) W2 + b2 reproduces the module"), "")
+        return passed(tr("max(0, x W1 + b1) W2 + b2 reproduces the module"))
     if torch.allclose(result, no_relu, atol=1e-5, rtol=1e-5):
-        return verdict(False, "", tr("apply max(0, .) (the ReLU) between the two layers"))
-    return verdict(
-        False,
-        "",
+        return failed(tr("apply max(0, .) (the ReLU) between the two layers"))
+    return failed(
         tr(
             "wrong values; compute torch.relu(x @ linear1.weight.T + linear1.bias) "
             "@ linear2.weight.T + linear2.bias"
-        ),
+        )
     )
 
 
@@ -72,12 +70,10 @@ def check_conv3_from_linear(conv3_from_linear: Callable) -> None:
     if problem is None and not isinstance(conv, nn.Conv1d):
         problem = tr("expected an nn.Conv1d, got {type}").format(type=type(conv).__name__)
     if problem is not None:
-        return verdict(False, "", problem)
+        return failed(problem)
     shape = (conv.in_channels, conv.out_channels, conv.kernel_size, conv.padding)
     if shape != (5, 7, (3,), (1,)):
-        return verdict(
-            False,
-            "",
+        return failed(
             tr(
                 "expected Conv1d(in_channels=5, out_channels=7, kernel_size=3, padding=1), got "
                 "Conv1d({in_channels}, {out_channels}, kernel_size={kernel_size}, "
@@ -87,58 +83,48 @@ def check_conv3_from_linear(conv3_from_linear: Callable) -> None:
                 out_channels=conv.out_channels,
                 kernel_size=conv.kernel_size[0],
                 padding=conv.padding[0] if isinstance(conv.padding, tuple) else conv.padding,
-            ),
+            )
         )
     if conv.bias is None:
-        return verdict(False, "", tr("the convolution has no bias; the Linear has one"))
+        return failed(tr("the convolution has no bias; the Linear has one"))
     with torch.no_grad():
         expected = linear(x)
         try:
             # Conv1d reads (batch, channels, length): features are channels.
             result = conv(x.transpose(1, 2)).transpose(1, 2)
         except Exception as error:  # a check reports, it does not crash the notebook
-            return verdict(
-                False,
-                "",
+            return failed(
                 tr("the convolution raised {error}: {message}").format(
                     error=type(error).__name__, message=error
-                ),
+                )
             )
     if torch.allclose(result, expected, atol=1e-5, rtol=1e-5):
-        return verdict(
-            True,
+        return passed(
             tr(
                 "a kernel of size 3 whose side taps are zero is position-wise again: the same "
                 "Linear at every position"
-            ),
-            "",
+            )
         )
     inner = slice(1, -1)
     if torch.allclose(result[:, inner], expected[:, inner], atol=1e-5, rtol=1e-5):
-        return verdict(
-            False,
-            "",
-            tr("right inside, wrong at the ends: keep padding=1, the zero column the ends read"),
+        return failed(
+            tr("right inside, wrong at the ends: keep padding=1, the zero column the ends read")
         )
     shifted = torch.allclose(
         result[:, 1:], expected[:, :-1], atol=1e-5, rtol=1e-5
     ) or torch.allclose(result[:, :-1], expected[:, 1:], atol=1e-5, rtol=1e-5)
     if shifted:
-        return verdict(
-            False,
-            "",
+        return failed(
             tr(
                 "the output is shifted by one position: with padding=1, the middle tap (index 1) "
                 "reads the position itself"
-            ),
+            )
         )
-    return verdict(
-        False,
-        "",
+    return failed(
         tr(
             "wrong values: each output position must read its own input only, so the Linear's "
             "weight goes into one tap and the other two must be exactly zero"
-        ),
+        )
     )
 
 
@@ -172,29 +158,23 @@ def check_inputs_read(inputs_read: Callable) -> None:
             module.eval()
             result, problem = call_solution(inputs_read, module, x.clone(), position)
             if problem is not None:
-                return verdict(False, "", problem)
+                return failed(problem)
             try:
                 result = on_cpu(torch.as_tensor(result)).to(torch.bool).flatten()
             except (TypeError, ValueError, RuntimeError):
-                return verdict(
-                    False,
-                    "",
+                return failed(
                     tr("expected {count} booleans, got {result!r}").format(
                         count=seq_len, result=result
-                    ),
+                    )
                 )
             if result.numel() != seq_len:
-                return verdict(
-                    False,
-                    "",
+                return failed(
                     tr("expected one boolean per position ({count}), got {got} values").format(
                         count=seq_len, got=result.numel()
-                    ),
+                    )
                 )
             if not torch.equal(result, expected):
-                return verdict(
-                    False,
-                    "",
+                return failed(
                     tr(
                         "for {name}, output position {position} reads inputs {expected}, got "
                         "{got}; back-propagate from that output alone and see which rows of the "
@@ -204,13 +184,11 @@ def check_inputs_read(inputs_read: Callable) -> None:
                         position=position,
                         expected=expected.tolist(),
                         got=result.tolist(),
-                    ),
+                    )
                 )
-    return verdict(
-        True,
+    return passed(
         tr(
             "an output reads only its own input in the feed-forward block, itself and earlier "
             "ones under the look-ahead mask, and every input in self-attention"
-        ),
-        "",
+        )
     )

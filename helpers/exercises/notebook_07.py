@@ -13,10 +13,11 @@ from torch import nn
 from helpers.exercises import (
     as_number,
     call_solution,
+    failed,
     keeps_random_state,
     on_cpu,
+    passed,
     tensor_problem,
-    verdict,
 )
 from helpers.language import tr
 from helpers.model.sublayers import ResidualSublayer
@@ -39,10 +40,10 @@ def check_rms_norm(rms_norm: Callable) -> None:
     if problem is None:
         problem = tensor_problem(result, expected, tr("the normalised x"))
     if problem is not None:
-        return verdict(False, "", problem)
+        return failed(problem)
     result = on_cpu(result)
     if _close(result, expected):
-        return verdict(True, tr("rms_norm matches F.rms_norm: x / RMS(x) times the gain"), "")
+        return passed(tr("rms_norm matches F.rms_norm: x / RMS(x) times the gain"))
 
     centred = x - x.mean(-1, keepdim=True)
     rms = torch.sqrt(x.pow(2).mean(-1, keepdim=True) + eps)
@@ -69,11 +70,9 @@ def check_rms_norm(rms_norm: Callable) -> None:
     ]
     for wrong, message in mistakes:
         if _close(result, wrong):
-            return verdict(False, "", message)
-    return verdict(
-        False,
-        "",
-        tr("wrong values: expected gain * x / sqrt(mean(x**2, dim=-1, keepdim=True) + eps)"),
+            return failed(message)
+    return failed(
+        tr("wrong values: expected gain * x / sqrt(mean(x**2, dim=-1, keepdim=True) + eps)")
     )
 
 
@@ -83,19 +82,15 @@ def check_dropout_moments(dropout_moments: Callable) -> None:
         exact_mean, exact_variance = 1.0, p / (1 - p)
         result, problem = call_solution(dropout_moments, p)
         if problem is not None:
-            return verdict(False, "", problem)
+            return failed(problem)
         if not isinstance(result, (tuple, list)) or len(result) != 2:
-            return verdict(
-                False,
-                "",
-                tr("expected a pair (mean, variance), got {result!r}").format(result=result),
+            return failed(
+                tr("expected a pair (mean, variance), got {result!r}").format(result=result)
             )
         mean, variance = as_number(result[0]), as_number(result[1])
         if mean is None or variance is None:
-            return verdict(
-                False,
-                "",
-                tr("expected two numbers (mean, variance), got {result!r}").format(result=result),
+            return failed(
+                tr("expected two numbers (mean, variance), got {result!r}").format(result=result)
             )
         if abs(mean - exact_mean) > 0.01:
             if abs(mean - (1 - p)) < 0.01:
@@ -106,7 +101,7 @@ def check_dropout_moments(dropout_moments: Callable) -> None:
                 message = tr(
                     "for p={p} the mean should be 1 (the expectation is preserved), got {mean:.4f}"
                 ).format(p=p, mean=mean)
-            return verdict(False, "", message)
+            return failed(message)
         if abs(variance - exact_variance) > 0.01 * exact_variance:
             if abs(variance - p * (1 - p)) < 1e-3:
                 message = tr(
@@ -118,14 +113,12 @@ def check_dropout_moments(dropout_moments: Callable) -> None:
                 message = tr(
                     "for p={p} the variance should be {expected:.4f}, got {variance:.4f}"
                 ).format(p=p, expected=exact_variance, variance=variance)
-            return verdict(False, "", message)
-    return verdict(
-        True,
+            return failed(message)
+    return passed(
         tr(
             "mean 1 and variance p/(1 - p): 0.1111 for p = 0.1, 1 for p = 0.5; dropout keeps the mean, "
             "not the spread"
-        ),
-        "",
+        )
     )
 
 
@@ -155,29 +148,23 @@ def check_is_pre_norm(is_pre_norm: Callable) -> None:
     for residual, pre in cases:
         result, problem = call_solution(is_pre_norm, residual, d_model)
         if problem is not None:
-            return verdict(False, "", problem)
+            return failed(problem)
         if isinstance(result, torch.Tensor) and result.numel() == 1:
             result = bool(result.item())
         if not isinstance(result, bool):
-            return verdict(
-                False,
-                "",
-                tr("expected True or False, got {type}").format(type=type(result).__name__),
+            return failed(
+                tr("expected True or False, got {type}").format(type=type(result).__name__)
             )
         if result != pre:
-            return verdict(
-                False,
-                "",
+            return failed(
                 tr(
                     "a {placement} wrapper got {answer}: with a zero sublayer, Pre-LN returns x "
                     "itself and Post-LN returns norm(x), which differs from x unless x is "
                     "already normalised"
-                ).format(placement="Pre-LN" if pre else "Post-LN", answer=result),
+                ).format(placement="Pre-LN" if pre else "Post-LN", answer=result)
             )
-    return verdict(
-        True,
+    return passed(
         tr("you told Pre-LN from Post-LN in {count} wrappers, by probing them alone").format(
             count=len(cases)
-        ),
-        "",
+        )
     )

@@ -11,7 +11,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from helpers.exercises import call_solution, keeps_random_state, on_cpu, verdict
+from helpers.exercises import call_solution, failed, keeps_random_state, on_cpu, passed
 from helpers.language import tr
 from helpers.model.transformer import Transformer, TransformerConfig
 
@@ -55,13 +55,11 @@ def check_is_causal(function: Callable[[nn.Module, torch.Tensor, torch.Tensor], 
     for name, candidate, expected in cases:
         result, problem = call_solution(function, candidate, src.clone(), tgt.clone())
         if problem is not None:
-            return verdict(False, "", tr("on {name}: {problem}").format(name=name, problem=problem))
+            return failed(tr("on {name}: {problem}").format(name=name, problem=problem))
         answer = _as_bool(result)
         if answer is None:
-            return verdict(
-                False,
-                "",
-                tr("expected True or False, got {type}").format(type=type(result).__name__),
+            return failed(
+                tr("expected True or False, got {type}").format(type=type(result).__name__)
             )
         if answer != expected:
             why = (
@@ -75,16 +73,12 @@ def check_is_causal(function: Callable[[nn.Module, torch.Tensor, torch.Tensor], 
                     "the tokens from k on and compare the logits before k"
                 )
             )
-            return verdict(
-                False,
-                "",
+            return failed(
                 tr("{name}: expected {expected}, got {answer} ({why})").format(
                     name=name, expected=expected, answer=answer, why=why
-                ),
+                )
             )
-    return verdict(
-        True, tr("is_causal accepts the Transformer and catches a model that looks ahead"), ""
-    )
+    return passed(tr("is_causal accepts the Transformer and catches a model that looks ahead"))
 
 
 @keeps_random_state
@@ -120,55 +114,41 @@ def check_cached_decode_logits(
     model.decode = watched_decode  # an instance attribute: records the calls, changes nothing
     result, problem = call_solution(function, model, src, tgt)
     if problem is not None:
-        return verdict(False, "", problem)
+        return failed(problem)
     if not isinstance(result, torch.Tensor):
-        return verdict(
-            False,
-            "",
-            tr("expected a tensor of logits, got {type}").format(type=type(result).__name__),
+        return failed(
+            tr("expected a tensor of logits, got {type}").format(type=type(result).__name__)
         )
     if result.shape != expected.shape:
-        return verdict(
-            False,
-            "",
+        return failed(
             tr("expected logits of shape {shape} (batch, tgt_len, tgt_vocab), got {got}").format(
                 shape=tuple(expected.shape), got=tuple(result.shape)
-            ),
+            )
         )
     if len(calls) != tgt.shape[1] or any(length != 1 or not cached for length, cached, _ in calls):
-        return verdict(
-            False,
-            "",
+        return failed(
             tr(
                 "expected {count} calls of model.decode with one position each and "
                 "cache=..., got {got} call(s) with lengths {lengths}"
-            ).format(
-                count=tgt.shape[1], got=len(calls), lengths=[length for length, _, _ in calls]
-            ),
+            ).format(count=tgt.shape[1], got=len(calls), lengths=[length for length, _, _ in calls])
         )
     if [start for _, _, start in calls] != list(range(tgt.shape[1])):
-        return verdict(
-            False,
-            "",
+        return failed(
             tr("expected start=0, 1, 2, ..., got {starts}").format(
                 starts=[start for _, _, start in calls]
-            ),
+            )
         )
     result = on_cpu(result).float()
     if not torch.allclose(result, expected, atol=1e-5, rtol=0):
         difference = (result - expected).abs().max().item()
-        return verdict(
-            False,
-            "",
+        return failed(
             tr(
                 "the logits differ from model(src, tgt) by up to {difference:.3g}: use one cache "
                 "for all steps, created once with model.decoder.new_cache()"
-            ).format(difference=difference),
+            ).format(difference=difference)
         )
-    return verdict(
-        True,
+    return passed(
         tr(
             "one position per call with a cache gives the logits of model(src, tgt), {count} steps"
-        ).format(count=tgt.shape[1]),
-        "",
+        ).format(count=tgt.shape[1])
     )

@@ -10,7 +10,7 @@ from collections.abc import Callable
 import torch
 import torch.nn.functional as F
 
-from helpers.exercises import as_number, call_solution, on_cpu, verdict
+from helpers.exercises import as_number, call_solution, failed, on_cpu, passed
 from helpers.language import tr
 from helpers.pipeline.training import smoothed_targets
 
@@ -42,13 +42,11 @@ def check_steps_to_fall(function: Callable[[int, int, float], int]) -> None:
         expected = math.ceil(warmup / fraction**2)  # none of these cases is a whole number
         result, problem = call_solution(function, d_model, warmup, fraction)
         if problem is not None:
-            return verdict(False, "", problem)
+            return failed(problem)
         value = as_number(result)
         if value is None or value != int(value):
-            return verdict(
-                False,
-                "",
-                tr("expected a whole step number (an int), got {result!r}").format(result=result),
+            return failed(
+                tr("expected a whole step number (an int), got {result!r}").format(result=result)
             )
         if value == expected:
             continue
@@ -65,19 +63,15 @@ def check_steps_to_fall(function: Callable[[int, int, float], int]) -> None:
             hint = tr("after the peak the rate falls like 1/sqrt(step), not like 1/step")
         else:
             hint = tr("compare the rate after the peak with the peak rate, both from §5.3")
-        return verdict(
-            False,
-            "",
+        return failed(
             tr("{where}: expected step {expected}, got {value:.0f} ({hint})").format(
                 where=where, expected=expected, value=value, hint=hint
-            ),
+            )
         )
-    return verdict(
-        True,
+    return passed(
         tr(
             "steps_to_fall is right in all {count} cases, three schedules and three fractions"
-        ).format(count=len(cases)),
-        "",
+        ).format(count=len(cases))
     )
 
 
@@ -107,13 +101,11 @@ def check_perplexity(function: Callable[[torch.Tensor, torch.Tensor, int], float
         expected = math.exp(_cross_entropy(logits, target, pad_id))
         result, problem = call_solution(function, logits.clone(), target.clone(), pad_id)
         if problem is not None:
-            return verdict(False, "", problem)
+            return failed(problem)
         value = as_number(result)
         if value is None:
-            return verdict(
-                False,
-                "",
-                _not_a_number(result, tr("a float"), tr("average over every non-pad position")),
+            return failed(
+                _not_a_number(result, tr("a float"), tr("average over every non-pad position"))
             )
         if math.isclose(value, expected, rel_tol=1e-5):
             continue
@@ -127,20 +119,16 @@ def check_perplexity(function: Callable[[torch.Tensor, torch.Tensor, int], float
             hint = tr("take e to the mean loss, not the mean of each token's e to its loss")
         else:
             hint = tr("e to the mean cross-entropy over the non-pad target positions")
-        return verdict(
-            False,
-            "",
+        return failed(
             tr("{name}: expected {expected:.4f}, got {value:.4g} ({hint})").format(
                 name=name, expected=expected, value=value, hint=hint
-            ),
+            )
         )
-    return verdict(
-        True,
+    return passed(
         tr(
             "perplexity is right in all {count} cases: {vocab_size} for a uniform guess over "
             "{vocab_size} words, about 1 for a confident right one"
-        ).format(count=len(cases), vocab_size=9),
-        "",
+        ).format(count=len(cases), vocab_size=9)
     )
 
 
@@ -155,21 +143,17 @@ def check_smoothed_targets(function: Callable[[torch.Tensor, int, float], torch.
         expected = smoothed_targets(target, vocab_size, epsilon)
         result, problem = call_solution(function, target.clone(), vocab_size, epsilon)
         if problem is not None:
-            return verdict(False, "", problem)
+            return failed(problem)
         if not isinstance(result, torch.Tensor):
-            return verdict(
-                False, "", tr("expected a tensor, got {type}").format(type=type(result).__name__)
-            )
+            return failed(tr("expected a tensor, got {type}").format(type=type(result).__name__))
         where = tr("targets {targets}, V = {vocab_size}, ε = {epsilon}").format(
             targets=target.tolist(), vocab_size=vocab_size, epsilon=epsilon
         )
         if tuple(result.shape) != tuple(expected.shape):
-            return verdict(
-                False,
-                "",
+            return failed(
                 tr("{where}: expected shape {shape} (n, vocab_size), got {got}").format(
                     where=where, shape=tuple(expected.shape), got=tuple(result.shape)
-                ),
+                )
             )
         result = on_cpu(result).double()
         if torch.allclose(result, expected.double(), atol=1e-6, rtol=0):
@@ -187,13 +171,9 @@ def check_smoothed_targets(function: Callable[[torch.Tensor, int, float], torch.
             )
         else:
             hint = tr("expected 1 - ε + ε/V on each row's target id and ε/V elsewhere")
-        return verdict(
-            False, "", tr("{where}: wrong values ({hint})").format(where=where, hint=hint)
-        )
-    return verdict(
-        True,
-        tr("smooth matches smoothed_targets in all {count} cases").format(count=len(cases)),
-        "",
+        return failed(tr("{where}: wrong values ({hint})").format(where=where, hint=hint))
+    return passed(
+        tr("smooth matches smoothed_targets in all {count} cases").format(count=len(cases))
     )
 
 
@@ -212,17 +192,15 @@ def check_two_term_smoothing_loss(
         )
         result, problem = call_solution(function, logits.clone(), target.clone(), epsilon, 0)
         if problem is not None:
-            return verdict(False, "", problem)
+            return failed(problem)
         value = as_number(result)
         if value is None:
-            return verdict(
-                False,
-                "",
+            return failed(
                 _not_a_number(
                     result,
                     tr("a scalar tensor (the mean loss)"),
                     tr("one loss per position; average it with .mean()"),
-                ),
+                )
             )
         if math.isclose(value, expected.item(), rel_tol=1e-5, abs_tol=1e-6):
             continue
@@ -233,19 +211,15 @@ def check_two_term_smoothing_loss(
             )
         else:
             hint = tr("check both terms: (1 - ε) times -log p(y), plus ε times the mean of -log p")
-        return verdict(
-            False,
-            "",
+        return failed(
             tr(
                 "ε = {epsilon}: expected {expected:.5f} (F.cross_entropy with "
                 "label_smoothing and ignore_index), got {value:.5f} ({hint})"
-            ).format(epsilon=epsilon, expected=expected.item(), value=value, hint=hint),
+            ).format(epsilon=epsilon, expected=expected.item(), value=value, hint=hint)
         )
-    return verdict(
-        True,
+    return passed(
         tr(
             "two_term_smoothing_loss equals F.cross_entropy(label_smoothing=ε, ignore_index=pad) "
             "for ε = 0.1, 0 and 0.3"
-        ),
-        "",
+        )
     )

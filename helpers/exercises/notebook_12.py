@@ -6,7 +6,7 @@ unfinished answer.
 
 from collections.abc import Callable
 
-from helpers.exercises import as_number, call_solution, verdict
+from helpers.exercises import as_number, call_solution, failed, passed
 from helpers.language import tr
 
 
@@ -27,12 +27,10 @@ def check_doubling_length(function: Callable[[float], int]) -> None:
     for alpha in alphas:
         result, problem = call_solution(function, alpha)
         if problem is not None:
-            return verdict(False, "", problem)
+            return failed(problem)
         value = as_number(result)
         if value is None:
-            return verdict(
-                False, "", tr("expected a number, got {type}").format(type=type(result).__name__)
-            )
+            return failed(tr("expected a number, got {type}").format(type=type(result).__name__))
         expected = _doubling_length(alpha)
         if value != expected:
             if value == expected - 1:
@@ -41,19 +39,15 @@ def check_doubling_length(function: Callable[[float], int]) -> None:
                 hint = tr("a length is a whole number of tokens: round up")
             else:
                 hint = tr("try the lengths 1, 2, 3, ... with length_penalty until it reaches 2")
-            return verdict(
-                False,
-                "",
+            return failed(
                 tr("doubling_length({alpha}): expected {expected}, got {value:g} ({hint})").format(
                     alpha=alpha, expected=expected, value=value, hint=hint
-                ),
+                )
             )
-    return verdict(
-        True,
+    return passed(
         tr("doubling_length is right for all {count} values of alpha tried").format(
             count=len(alphas)
-        ),
-        "",
+        )
     )
 
 
@@ -67,12 +61,10 @@ def check_cache_numbers(function: Callable[[int, int, int, int, int], int]) -> N
     for case in cases:
         result, problem = call_solution(function, *case)
         if problem is not None:
-            return verdict(False, "", problem)
+            return failed(problem)
         value = as_number(result)
         if value is None:
-            return verdict(
-                False, "", tr("expected a number, got {type}").format(type=type(result).__name__)
-            )
+            return failed(tr("expected a number, got {type}").format(type=type(result).__name__))
         n_steps, src_len, batch_size, n_layers, d_model = case
         expected = _cache_numbers(*case)
         per_position = n_layers * batch_size * d_model
@@ -88,18 +80,12 @@ def check_cache_numbers(function: Callable[[int, int, int, int, int], int]) -> N
                 hint = tr("every decoder layer has its own pair of caches")
             else:
                 hint = tr("count, per layer, the positions each of its two caches holds")
-            return verdict(
-                False,
-                "",
+            return failed(
                 tr("cache_numbers{case}: expected {expected:,}, got {value:,g} ({hint})").format(
                     case=case, expected=expected, value=value, hint=hint
-                ),
+                )
             )
-    return verdict(
-        True,
-        tr("cache_numbers is right in all {count} cases").format(count=len(cases)),
-        "",
-    )
+    return passed(tr("cache_numbers is right in all {count} cases").format(count=len(cases)))
 
 
 _FINISHED_CASES = [
@@ -142,14 +128,12 @@ def check_best_hypothesis(
         copy = [(list(tokens), score) for tokens, score in finished]
         result, problem = call_solution(function, copy, alpha)
         if problem is not None:
-            return verdict(False, "", problem)
+            return failed(problem)
         if not isinstance(result, (list, tuple)) or not all(isinstance(t, str) for t in result):
-            return verdict(
-                False,
-                "",
+            return failed(
                 tr("expected the winning list of tokens, got {type}").format(
                     type=type(result).__name__
-                ),
+                )
             )
         expected = finished[answer][0]
         if list(result) != expected:
@@ -161,18 +145,14 @@ def check_best_hypothesis(
                 hint = tr("that is the longest hypothesis: compare log P / lp(|Y|), not lengths")
             else:
                 hint = tr("rank by log P / ((5 + |Y|) / 6) ** alpha, with |Y| counting </s>")
-            return verdict(
-                False,
-                "",
+            return failed(
                 tr("with alpha={alpha} expected {expected!r}, got {got!r} ({hint})").format(
                     alpha=alpha, expected=" ".join(expected), got=" ".join(result), hint=hint
-                ),
+                )
             )
-    return verdict(
-        True,
+    return passed(
         tr(
             "best_hypothesis picks the best length-normalised score in all {count} "
             "cases (alpha 0, 0.6 and 1)"
-        ).format(count=len(_FINISHED_CASES)),
-        "",
+        ).format(count=len(_FINISHED_CASES))
     )

@@ -11,7 +11,7 @@ import torch
 from torch.utils.flop_counter import FlopCounterMode
 
 from helpers.analysis.complexity import RestrictedSelfAttention
-from helpers.exercises import call_solution, keeps_random_state, on_cpu, verdict
+from helpers.exercises import call_solution, failed, keeps_random_state, on_cpu, passed
 from helpers.language import tr
 
 
@@ -53,15 +53,13 @@ def check_causal_conv_layers(function: Callable[[int, int, bool], int]) -> None:
         expected = _causal_conv_layers_truth(n, kernel_size, dilated)
         result, problem = call_solution(function, n, kernel_size, dilated)
         if problem is not None:
-            return verdict(False, "", problem)
+            return failed(problem)
         answer = _as_int(result)
         if answer is None:
-            return verdict(
-                False,
-                "",
+            return failed(
                 tr("expected an int (a number of layers), got {type}").format(
                     type=type(result).__name__
-                ),
+                )
             )
         if answer != expected:
             hint = (
@@ -72,9 +70,7 @@ def check_causal_conv_layers(function: Callable[[int, int, bool], int]) -> None:
                 if dilated
                 else tr("each causal layer reaches kernel_size - 1 positions back, not (k - 1) / 2")
             )
-            return verdict(
-                False,
-                "",
+            return failed(
                 tr(
                     "n={n}, kernel_size={kernel_size}, dilated={dilated}: expected {expected} "
                     "layers, got {answer} ({hint})"
@@ -85,14 +81,12 @@ def check_causal_conv_layers(function: Callable[[int, int, bool], int]) -> None:
                     expected=expected,
                     answer=answer,
                     hint=hint,
-                ),
+                )
             )
-    return verdict(
-        True,
+    return passed(
         tr("causal_conv_layers is right in all {count} cases, dilated and contiguous").format(
             count=len(cases)
-        ),
-        "",
+        )
     )
 
 
@@ -109,28 +103,22 @@ def check_prefix_lm_mask(function: Callable[[int, int], torch.Tensor]) -> None:
         expected = _prefix_lm_truth(length, prefix_length)
         result, problem = call_solution(function, length, prefix_length)
         if problem is not None:
-            return verdict(False, "", problem)
+            return failed(problem)
         if not isinstance(result, torch.Tensor):
-            return verdict(
-                False,
-                "",
-                tr("expected a bool tensor, got {type}").format(type=type(result).__name__),
+            return failed(
+                tr("expected a bool tensor, got {type}").format(type=type(result).__name__)
             )
         if result.dtype != torch.bool:
-            return verdict(
-                False,
-                "",
+            return failed(
                 tr("expected dtype torch.bool (True = may attend), got {dtype}").format(
                     dtype=result.dtype
-                ),
+                )
             )
         if result.shape != expected.shape:
-            return verdict(
-                False,
-                "",
+            return failed(
                 tr("length={length}: expected shape {shape} (queries x keys), got {got}").format(
                     length=length, shape=tuple(expected.shape), got=tuple(result.shape)
-                ),
+                )
             )
         result = on_cpu(result)
         if not torch.equal(result, expected):
@@ -147,24 +135,20 @@ def check_prefix_lm_mask(function: Callable[[int, int], torch.Tensor]) -> None:
                     "to key {key}, your mask says {says}"
                 )
             )
-            return verdict(
-                False,
-                "",
+            return failed(
                 message.format(
                     length=length,
                     prefix_length=prefix_length,
                     query=query,
                     key=key,
                     says=bool(result[query, key]),
-                ),
+                )
             )
-    return verdict(
-        True,
+    return passed(
         tr(
             "prefix_lm_mask is right for all {count} cases, from a pure look-ahead mask "
             "(prefix 0) to a full one (prefix = length)"
-        ).format(count=len(cases)),
-        "",
+        ).format(count=len(cases))
     )
 
 
@@ -186,17 +170,15 @@ def check_restricted_attention_flops(function: Callable[[int, int, int], int]) -
         expected = _restricted_attention_flops_truth(n, d_model, n_heads, window)
         result, problem = call_solution(function, n, d_model, window)
         if problem is not None:
-            return verdict(False, "", problem)
+            return failed(problem)
         answer = _as_int(result)
         if answer is None and isinstance(result, float) and result.is_integer():
             answer = int(result)
         if answer is None:
-            return verdict(
-                False,
-                "",
+            return failed(
                 tr("expected an int (a number of FLOPs), got {type}").format(
                     type=type(result).__name__
-                ),
+                )
             )
         if answer != expected:
             projections = 8 * n * d_model * d_model
@@ -212,9 +194,7 @@ def check_restricted_attention_flops(function: Callable[[int, int, int], int]) -
                     "its window of keys and the weighted sum of its window of values, padding "
                     "slots included, summed over the heads"
                 )
-            return verdict(
-                False,
-                "",
+            return failed(
                 tr(
                     "n={n}, d_model={d_model}, window={window} ({n_heads} heads): "
                     "FlopCounterMode counts {expected:,} FLOPs, you said {answer:,} ({hint})"
@@ -226,13 +206,11 @@ def check_restricted_attention_flops(function: Callable[[int, int, int], int]) -
                     expected=expected,
                     answer=answer,
                     hint=hint,
-                ),
+                )
             )
-    return verdict(
-        True,
+    return passed(
         tr(
             "restricted_attention_flops matches FlopCounterMode for all {count} sizes, whatever "
             "the number of heads"
-        ).format(count=len(cases)),
-        "",
+        ).format(count=len(cases))
     )

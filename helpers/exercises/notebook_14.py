@@ -4,7 +4,7 @@ import math
 from collections.abc import Callable
 from functools import cache
 
-from helpers.exercises import as_number, call_solution, verdict
+from helpers.exercises import as_number, call_solution, failed, passed
 from helpers.language import tr
 from helpers.text.bpe import BPETokenizer, train_bpe
 
@@ -29,39 +29,31 @@ def check_apply_merges(apply_merges: Callable) -> None:
     for word in WORDS:
         result, problem = call_solution(apply_merges, word, tokenizer)
         if problem is not None:
-            return verdict(False, "", problem)
+            return failed(problem)
         if isinstance(result, tuple):
             result = list(result)
         if not isinstance(result, list) or not all(isinstance(piece, str) for piece in result):
-            return verdict(
-                False, "", tr("expected a list of str, got {result!r}").format(result=result)
-            )
+            return failed(tr("expected a list of str, got {result!r}").format(result=result))
         expected = tokenizer.encode(word)
         if result != expected:
             if "".join(result) == word:
-                return verdict(
-                    False,
-                    "",
+                return failed(
                     tr("{word!r}: the last piece must end with </w>, got {result}").format(
                         word=word, result=result
-                    ),
+                    )
                 )
             if result == tokenizer.start(word):
-                return verdict(
-                    False,
-                    "",
+                return failed(
                     tr("{word!r}: no merge was applied, got {result}").format(
                         word=word, result=result
-                    ),
+                    )
                 )
             if expected[-1] == "</w>" and result[-1] != "</w>":
-                return verdict(
-                    False,
-                    "",
+                return failed(
                     tr(
                         "{word!r}: {piece!r} was never learned, so </w> is a piece of its own: "
                         "start from tokenizer.start(word), got {result}"
-                    ).format(word=word, piece=word[-1] + "</w>", result=result),
+                    ).format(word=word, piece=word[-1] + "</w>", result=result)
                 )
             merges = set(tokenizer.merges)
             unjoined = [pair for pair in zip(result, result[1:], strict=False) if pair in merges]
@@ -70,19 +62,15 @@ def check_apply_merges(apply_merges: Callable) -> None:
                 if unjoined
                 else ""
             )
-            return verdict(
-                False,
-                "",
+            return failed(
                 tr("{word!r}: expected {expected}, got {result}{note}").format(
                     word=word, expected=expected, result=result, note=note
-                ),
+                )
             )
-    return verdict(
-        True,
+    return passed(
         tr("apply_merges gives tokenizer.encode's pieces on all {count} words").format(
             count=len(WORDS)
-        ),
-        "",
+        )
     )
 
 
@@ -96,22 +84,18 @@ def check_pieces_per_word(pieces_per_word: Callable) -> None:
         if problem is None and number is None:
             problem = tr("expected a number, got {result!r}").format(result=result)
         if problem is not None:
-            return verdict(False, "", problem)
+            return failed(problem)
         pieces = sum(len(tokenizer.encode(sentence)) for sentence in SENTENCES)
         expected = pieces / words
         # A relative tolerance, so that a float32 tensor of the right value passes.
         if not math.isclose(number, expected, rel_tol=1e-6):
             if math.isclose(number, words / pieces, rel_tol=1e-6):
-                return verdict(
-                    False,
-                    "",
-                    tr("inverted: divide the pieces by the words, not the words by the pieces"),
+                return failed(
+                    tr("inverted: divide the pieces by the words, not the words by the pieces")
                 )
-            return verdict(
-                False,
-                "",
+            return failed(
                 tr("vocab_size {vocab_size}: expected {expected:.4f}, got {number:.4f}").format(
                     vocab_size=vocab_size, expected=expected, number=number
-                ),
+                )
             )
-    return verdict(True, tr("pieces_per_word is right for 80 and 600 pieces"), "")
+    return passed(tr("pieces_per_word is right for 80 and 600 pieces"))

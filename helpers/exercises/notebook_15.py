@@ -4,7 +4,7 @@ import math
 from collections.abc import Callable
 
 from helpers.data.dictionary import strip_notes as reference_strip_notes
-from helpers.exercises import as_number, call_solution, verdict
+from helpers.exercises import as_number, call_solution, failed, passed
 from helpers.language import tr
 
 # Written for the check (not copied from the dictionary): each kind of note, and what must stay.
@@ -29,7 +29,7 @@ def check_strip_notes(strip_notes: Callable) -> None:
     for text in NOTED:
         result, problem = call_solution(strip_notes, text)
         if problem is not None:
-            return verdict(False, "", problem)
+            return failed(problem)
         expected = reference_strip_notes(text)
         if result != expected:
             hint = ""
@@ -41,17 +41,13 @@ def check_strip_notes(strip_notes: Callable) -> None:
                 and result.replace(" ", "") != expected.replace(" ", "")
             ):
                 hint = tr(" (a slash note starts after a space: er/sie stays)")
-            return verdict(
-                False,
-                "",
+            return failed(
                 tr("{text!r}: expected {expected!r}, got {result!r}{hint}").format(
                     text=text, expected=expected, result=result, hint=hint
-                ),
+                )
             )
-    return verdict(
-        True,
-        tr("strip_notes removes every kind of note in all {count} texts").format(count=len(NOTED)),
-        "",
+    return passed(
+        tr("strip_notes removes every kind of note in all {count} texts").format(count=len(NOTED))
     )
 
 
@@ -67,23 +63,15 @@ def check_unseen_share(unseen_share: Callable) -> None:
     if problem is None and number is None:
         problem = tr("expected a number, got {result!r}").format(result=result)
     if problem is not None:
-        return verdict(False, "", problem)
+        return failed(problem)
     if math.isclose(number, expected, rel_tol=1e-9):
-        return verdict(
-            True,
+        return passed(
             tr("unseen_share is right: {unseen} of {total} test words are new").format(
                 unseen=round(expected * len(words)), total=len(words)
-            ),
-            "",
+            )
         )
     if math.isclose(number, by_type, rel_tol=1e-9):
-        return verdict(
-            False,
-            "",
-            tr("count every occurrence of a test word, not each distinct word once"),
-        )
-    return verdict(
-        False,
-        "",
-        tr("expected {expected:.4f}, got {number:.4f}").format(expected=expected, number=number),
+        return failed(tr("count every occurrence of a test word, not each distinct word once"))
+    return failed(
+        tr("expected {expected:.4f}, got {number:.4f}").format(expected=expected, number=number)
     )
