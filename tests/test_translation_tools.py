@@ -193,7 +193,7 @@ def test_an_exported_cell_gives_one_unit_per_comment_and_docstring_paragraph_wit
         ("docstring", "The norm comes first, so the residual path\nstays an identity."),
         ("comment", "# Norm first, then the sublayer;\n# the residual adds the input back."),
         ("comment", "# once, at the boundary"),
-    ]  # the shapes-only paragraph, the pragmas (#| export, # noqa) are not units
+    ]  # the shapes-only paragraph, the pragmas (the export line, a type comment) are not units
 
 
 def test_a_translated_exported_cell_keeps_the_english_code_token_for_token():
