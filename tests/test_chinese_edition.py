@@ -251,15 +251,21 @@ def test_an_unstamped_notebook_is_sent_back_to_be_run():
     ]
 
 
-def test_the_chinese_readme_names_the_notes_the_series_grew_from_by_their_titles():
-    chinese = (ROOT / "README.zh-CN.md").read_text(encoding="utf-8")
+@pytest.mark.parametrize("text", ["README.zh-CN.md", "notebooks/zh/00_overview.ipynb"])
+def test_the_chinese_readme_and_overview_name_the_notes_the_series_grew_from_by_their_titles(text):
+    path = ROOT / text
+    chinese = (
+        "\n".join(markdown_units(path)) if path.suffix == ".ipynb" else path.read_text("utf-8")
+    )
     for title in (
         "《Transformer代码详细解读》",
         "《手撕 Transformer 与一些细节》",
         "《transformer详解》",
     ):
         assert title in chinese, title
-    assert "源代码" not in chinese, "the walkthrough's code is 示例代码 throughout the edition"
+    assert "“源笔记”" in chinese and "“示例代码”" in chinese, "the two kinds, named once each"
+    for variant in ("源代码", "源示例代码"):
+        assert variant not in chinese, "the walkthrough's code is 示例代码 throughout the edition"
 
 
 LESSONS = [path for path in ENGLISH if path.stem != "glossary"]  # the glossary has no code
