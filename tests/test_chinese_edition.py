@@ -5,8 +5,8 @@
   with no entry untranslated or fuzzy, and every translation keeps the English's code, formulas,
   code spans, link targets and numbers (tools/translation/checks.py);
 - every Chinese notebook's cells are what `tools.translation generate` writes from them (outputs
-  aside: strict nbval runs the Chinese notebooks like the English ones), exported cells included,
-  unchanged;
+  aside: strict nbval runs the Chinese notebooks like the English ones), exported cells with the
+  English code token for token (only their comments and docstrings are Chinese);
 - a glossary term's Chinese is used where the notebooks use its English, with the English in
   parentheses at its first use in each notebook.
 """
@@ -30,7 +30,7 @@ from tools.translation.__main__ import (
 from tools.translation.catalogue import read_catalogue, same_entries, updated
 from tools.translation.generate import translated_notebook
 from tools.translation.stamp import STAMP_KEY, stamp_problems
-from tools.translation.units import is_exported, units
+from tools.translation.units import exported_code, is_exported, units
 
 ENGLISH = source_notebooks()
 IDS = [path.stem for path in ENGLISH]
@@ -68,11 +68,15 @@ def test_the_chinese_notebook_is_what_generation_writes(english):
         f"notebooks/zh/{english.name} is not what `python -m tools.translation generate` writes"
     )
     exported = [
-        c.source for c in read(english).cells if c.cell_type == "code" and is_exported(c.source)
+        exported_code(c.source)
+        for c in read(english).cells
+        if c.cell_type == "code" and is_exported(c.source)
     ]
     assert exported == [
-        c.source for c in stored.cells if c.cell_type == "code" and is_exported(c.source)
-    ]
+        exported_code(c.source)
+        for c in stored.cells
+        if c.cell_type == "code" and is_exported(c.source)
+    ], "an exported cell's Chinese edition may differ only in its comments and docstrings"
 
 
 @pytest.mark.parametrize("english", [p for p in ENGLISH if p.stem != "glossary"],
@@ -247,15 +251,21 @@ def test_an_unstamped_notebook_is_sent_back_to_be_run():
     ]
 
 
-def test_the_chinese_readme_names_the_notes_the_series_grew_from_by_their_titles():
-    chinese = (ROOT / "README.zh-CN.md").read_text(encoding="utf-8")
+@pytest.mark.parametrize("text", ["README.zh-CN.md", "notebooks/zh/00_overview.ipynb"])
+def test_the_chinese_readme_and_overview_name_the_notes_the_series_grew_from_by_their_titles(text):
+    path = ROOT / text
+    chinese = (
+        "\n".join(markdown_units(path)) if path.suffix == ".ipynb" else path.read_text("utf-8")
+    )
     for title in (
         "《Transformer代码详细解读》",
         "《手撕 Transformer 与一些细节》",
         "《transformer详解》",
     ):
         assert title in chinese, title
-    assert "源代码" not in chinese, "the walkthrough's code is 示例代码 throughout the edition"
+    assert "“源笔记”" in chinese and "“示例代码”" in chinese, "the two kinds, named once each"
+    for variant in ("源代码", "源示例代码"):
+        assert variant not in chinese, "the walkthrough's code is 示例代码 throughout the edition"
 
 
 LESSONS = [path for path in ENGLISH if path.stem != "glossary"]  # the glossary has no code

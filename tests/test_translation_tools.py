@@ -3,9 +3,18 @@
 import pytest
 
 from tools.translation.catalogue import entries_state, new_catalogue, translations, updated
-from tools.translation.checks import problems
+from tools.translation.checks import exported_problems, problems
 from tools.translation.generate import translated_notebook, with_language
-from tools.translation.units import Unit, code_has_words, code_tokens, markdown_blocks, units
+from tools.translation.units import (
+    Unit,
+    code_has_words,
+    code_tokens,
+    exported_code,
+    exported_texts,
+    markdown_blocks,
+    translated_export,
+    units,
+)
 
 
 def test_a_markdown_cell_splits_at_blank_lines_but_not_inside_a_formula_or_a_fence():
@@ -18,7 +27,7 @@ def test_a_markdown_cell_splits_at_blank_lines_but_not_inside_a_formula_or_a_fen
     assert markdown_blocks("$$ a $$\n\nb") == ["$$ a $$", "b"]  # a one-line formula closes itself
 
 
-def test_units_are_prose_paragraphs_and_code_cells_with_words_but_never_exported_code():
+def test_units_are_prose_paragraphs_code_cells_with_words_and_the_comments_of_exported_code():
     notebook = {
         "cells": [
             {"cell_type": "markdown", "source": "## 1 · Masks\n\n$$\nQK^T\n$$\n\nSee `x`."},
@@ -31,8 +40,9 @@ def test_units_are_prose_paragraphs_and_code_cells_with_words_but_never_exported
     }
     found = units(notebook)
     assert [(u.cell, u.block, u.kind) for u in found] == [
-        (0, 0, "markdown"), (0, 2, "markdown"), (1, 0, "code"), (4, 0, "code"),
+        (0, 0, "markdown"), (0, 2, "markdown"), (1, 0, "code"), (3, 0, "comment"), (4, 0, "code"),
     ]  # fmt: skip
+    assert found[3].text == "# why"
     assert not code_has_words('x = d["key"]')  # one word in a string is a name, not English
 
 
@@ -148,7 +158,106 @@ def test_a_changed_paragraph_keeps_its_old_translation_as_fuzzy_and_a_new_one_co
     assert translations(new) == {"Attention reads values.": "注意力读取值。"}  # fuzzy is not used
 
 
-def test_a_generated_notebook_replaces_translated_units_and_keeps_exported_cells():
+EXPORTED = '''#| export model.layers
+class Sublayer(nn.Module):
+    """x + dropout(sublayer(norm(x))): the Pre-LN residual (notebook 07).
+
+    x: (batch, seq_len, d_model) -> (batch, seq_len, d_model).
+
+    The norm comes first, so the residual path
+    stays an identity.
+    """
+
+    def forward(self, x, sublayer):
+        # Norm first, then the sublayer;
+        # the residual adds the input back.
+        check_finite("x", x)  # once, at the boundary
+        if x.dim() != 3:
+            fail(tr("x: expected (batch, seq_len, d_model), got {shape}").format(shape=x.shape))
+        return x + self.dropout(sublayer(self.norm(x)))  # type: ignore
+'''
+EXPORTED_ZH = {
+    "x + dropout(sublayer(norm(x))): the Pre-LN residual (notebook 07).":
+        "x + dropout(sublayer(norm(x)))：Pre-LN 残差连接（笔记本 07）。",
+    "The norm comes first, so the residual path\nstays an identity.":
+        "先做规范化，\n残差路径因此保持为恒等映射。",
+    "# Norm first, then the sublayer;\n# the residual adds the input back.":
+        "# 先规范化，再进子层；残差再把输入加回来。",
+    "# once, at the boundary": "# 只在边界检查一次\n# （内层信任调用者）",
+}  # fmt: skip
+
+
+def test_an_exported_cell_gives_one_unit_per_comment_and_docstring_paragraph_with_prose():
+    assert exported_texts(EXPORTED) == [
+        ("docstring", "x + dropout(sublayer(norm(x))): the Pre-LN residual (notebook 07)."),
+        ("docstring", "The norm comes first, so the residual path\nstays an identity."),
+        ("comment", "# Norm first, then the sublayer;\n# the residual adds the input back."),
+        ("comment", "# once, at the boundary"),
+    ]  # the shapes-only paragraph, the pragmas (the export line, a type comment) are not units
+
+
+def test_a_translated_exported_cell_keeps_the_english_code_token_for_token():
+    chinese = translated_export(EXPORTED, EXPORTED_ZH)
+    assert translated_export(EXPORTED, {}) == EXPORTED  # nothing translated: the English, exactly
+    assert exported_code(chinese) == exported_code(EXPORTED)
+    assert exported_problems(EXPORTED, EXPORTED_ZH) == []
+    assert chinese.startswith("#| export model.layers\n")
+    assert '    """x + dropout(sublayer(norm(x)))：Pre-LN 残差连接（笔记本 07）。\n' in chinese
+    assert '    先做规范化，\n    残差路径因此保持为恒等映射。\n    """\n' in chinese
+    assert "        # 先规范化，再进子层；残差再把输入加回来。\n        check_finite" in chinese
+    assert 'check_finite("x", x)  # 只在边界检查一次 （内层信任调用者）\n' in chinese  # one line
+    assert "return x + self.dropout(sublayer(self.norm(x)))  # type: ignore" in chinese
+
+
+@pytest.mark.parametrize(
+    ("english", "changed"),
+    [
+        ("self.norm(x)", "self.layer_norm(x)"),  # an identifier
+        ('check_finite("x", x)', 'check_finite("输入", x)'),  # a string literal
+        ('tr("x: expected', 'tr("x：应为'),  # a tr() message id: tr() would fall back to it
+        ("# type: ignore", "# 不检查 B950"),  # a pragma
+        ("#| export model.layers", "#| export model.层"),  # the export line
+    ],
+)
+def test_the_exported_check_rejects_any_change_but_comments_and_docstrings(english, changed):
+    chinese = translated_export(EXPORTED, EXPORTED_ZH)
+    assert exported_code(chinese.replace(english, changed)) != exported_code(EXPORTED)
+    assert exported_code(chinese.replace("残差连接", "残差")) == exported_code(EXPORTED)
+
+
+@pytest.mark.parametrize(
+    ("english", "chinese", "problem"),
+    [
+        ("# once, at the boundary", "只在边界检查一次", "starts with '#'"),
+        ("# the mask (2 heads)", "# 掩码（3 个头）", "numbers missing"),
+        ("The norm comes first.", '先做规范化。"""', "quotes"),
+        ("The norm comes first.", "先做规范化。\n\n残差。", "no blank line"),
+        ("The norm comes first.", "先做规范化,残差。", "typography"),
+    ],
+)
+def test_a_translated_comment_or_docstring_keeps_its_form(english, chinese, problem):
+    kind = "comment" if english.startswith("#") else "docstring"
+    assert any(problem in p for p in problems(english, chinese, kind))
+    # a translation that breaks the cell (a trailing comment made code) is caught on the cell
+    assert exported_problems(EXPORTED, {"# once, at the boundary": "只在边界"}) != []
+
+
+def test_a_code_edit_around_an_unchanged_comment_keeps_its_translation():
+    def catalogue_for(source, old):
+        cell = {"cell_type": "code", "source": source}
+        return updated(old, units({"cells": [cell]}), "nb")
+
+    first = catalogue_for(EXPORTED, new_catalogue("nb"))
+    for message in first:
+        if message.id in EXPORTED_ZH:
+            message.string = EXPORTED_ZH[message.id]
+    renamed = EXPORTED.replace("self.norm(x)", "self.layer_norm(x)").replace("x.dim()", "x.ndim")
+    second = catalogue_for(renamed, first)
+    assert entries_state(second) == ([], [])  # nothing untranslated, nothing fuzzy
+    assert translations(second) == EXPORTED_ZH
+
+
+def test_a_generated_notebook_replaces_translated_units_and_keeps_exported_code():
     english = {
         "cells": [
             {"cell_type": "markdown", "metadata": {}, "source": "## Masks\n\n$$\nx\n$$\n\nDone."},
@@ -159,17 +268,18 @@ def test_a_generated_notebook_replaces_translated_units_and_keeps_exported_cells
         ],
     }  # fmt: skip
     catalogue = _catalogue_for(
-        ["## Masks", "Done.", "device = setup_notebook()  # seeds"],
+        ["## Masks", "Done.", "device = setup_notebook()  # seeds", "# one"],
         {
             "## Masks": "## 掩码",
             "device = setup_notebook()  # seeds": "device = setup_notebook()  # 种子",
+            "# one": "# 一",
         },
     )
     chinese = translated_notebook(english, catalogue)
     assert chinese["cells"][0]["source"] == "## 掩码\n\n$$\nx\n$$\n\nDone."  # untranslated stays
     assert chinese["cells"][1]["source"] == 'device = setup_notebook(language="zh")  # 种子'
     assert chinese["cells"][1]["outputs"] == [] and chinese["cells"][1]["execution_count"] is None
-    assert chinese["cells"][2]["source"] == english["cells"][2]["source"]
+    assert chinese["cells"][2]["source"] == "#| export model.x\nx = 1  # 一"  # its code unchanged
     assert english["cells"][1]["outputs"] == [1]  # the English notebook is not changed
 
 
@@ -203,6 +313,21 @@ def test_regenerating_after_a_markdown_change_keeps_the_outputs_and_a_code_chang
     cli.generate(english_path)
     again = nbformat.read(chinese_path, as_version=4)
     assert again.cells[0].source == "## The masks" and again.cells[1].execution_count == 1
+
+    english.cells.append(nbformat.v4.new_code_cell("#| export x.y\ny = 1  # one", id="c"))
+    nbformat.write(english, english_path)
+    cli.update(english_path)
+    cli.generate(english_path)  # a new code cell: run again
+    executed = nbformat.read(chinese_path, as_version=4)
+    executed.cells[1].execution_count, executed.cells[2].execution_count = 1, 2
+    nbformat.write(executed, chinese_path)
+    catalogue = cli.read_catalogue(cli.catalogue_path(english_path), "01_x")
+    catalogue["# one"].string = "# 一"  # an exported cell's comment translated: outputs hold
+    cli.write_catalogue(catalogue, cli.catalogue_path(english_path))
+    cli.generate(english_path)
+    again = nbformat.read(chinese_path, as_version=4)
+    assert again.cells[2].source == "#| export x.y\ny = 1  # 一"
+    assert [c.execution_count for c in again.cells[1:]] == [1, 2]
 
     english.cells[1].source = "x = 2  # two"  # the code changed: it must run again
     nbformat.write(english, english_path)

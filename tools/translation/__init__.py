@@ -8,11 +8,12 @@
 
 The English notebooks are the source. Each one has a gettext PO file (edit it with any PO tool:
 Poedit, Lokalize, a text editor) whose entries are its translatable units (``units``): a
-paragraph of a Markdown cell, or the whole source of a code cell that has comments or English
-text to print. When an English paragraph changes, ``update`` keeps its old translation marked
-fuzzy (with the old English as ``#| msgid``), exactly as gettext's msgmerge does; a new
+paragraph of a Markdown cell, the whole source of a code cell that has comments or English
+text to print, or one comment or docstring paragraph of an exported cell (``#| export``). When
+an English paragraph changes, ``update`` keeps its old translation marked fuzzy (with the old English as ``#| msgid``), exactly as gettext's msgmerge does; a new
 paragraph comes in untranslated. ``generate`` writes each Chinese notebook: the English one with
-every unit replaced by its translation; exported cells (``#| export``) are copied unchanged.
+every unit replaced by its translation; an exported cell keeps the English code token for token,
+with Chinese comments and docstrings (the English notebook stays the only source of the module).
 What the helpers print (verdicts, tables, figure labels, explorers) is translated once, in
 ``helpers/locale/zh.po`` (``helpers_messages``), not in the notebooks' files.
 """

@@ -12,13 +12,19 @@ import nbformat
 from helpers.paths import NOTEBOOKS_DIR, ROOT
 from tools.notebook_format import canonical_metadata
 from tools.translation import LANGUAGE
-from tools.translation.catalogue import entries_state, read_catalogue, updated, write_catalogue
-from tools.translation.checks import problems
+from tools.translation.catalogue import (
+    entries_state,
+    read_catalogue,
+    translations,
+    updated,
+    write_catalogue,
+)
+from tools.translation.checks import exported_problems, problems
 from tools.translation.generate import translated_notebook
 from tools.translation.helpers_messages import CATALOGUE_PATH, NonLiteralCall, fresh_catalogue
 from tools.translation.stamp import STAMP_KEY
 from tools.translation.typography import fixed
-from tools.translation.units import units
+from tools.translation.units import exported_code, is_exported, units
 
 EDITION_DIR = NOTEBOOKS_DIR / LANGUAGE
 LOCALE_DIR = EDITION_DIR / "locale"
@@ -79,11 +85,16 @@ def same_sources(a: dict, b: dict) -> bool:
 
 
 def same_code(a: dict, b: dict) -> bool:
-    """The same cells in the same order, code cells with the same source and metadata."""
+    """The same cells in the same order, code cells with the same source and metadata (an
+    exported cell's comments and docstrings aside: the outputs do not depend on them)."""
+
+    def code(cell: dict):
+        if cell["cell_type"] != "code":
+            return None
+        return exported_code(cell["source"]) if is_exported(cell["source"]) else cell["source"]
 
     def cells(notebook: dict) -> list[tuple]:
-        return [(c["cell_type"], c.get("id"),
-                 c["source"] if c["cell_type"] == "code" else None, c.get("metadata", {}))
+        return [(c["cell_type"], c.get("id"), code(c), c.get("metadata", {}))
                 for c in notebook["cells"]]  # fmt: skip
 
     return cells(a) == cells(b)
@@ -116,6 +127,13 @@ def check(english: Path) -> list[str]:
         else:
             found += [
                 f"{where}: {p}" for p in problems(message.id, message.string, kinds[message.id])
+            ]
+    table = translations(catalogue)
+    for index, cell in enumerate(read_english(english).cells):
+        if cell.cell_type == "code" and is_exported(cell.source):
+            found += [
+                f"{english.stem} cell {index + 1} (exported): {p}"
+                for p in exported_problems(cell.source, table)
             ]
     if len(kinds) != sum(1 for m in catalogue if m.id):
         found.append(

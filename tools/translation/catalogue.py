@@ -27,6 +27,17 @@ CODE_NOTE = (
     "A code cell: translate its comments and the English it prints; "
     "every other token stays as it is."
 )
+NOTES = {
+    "code": CODE_NOTE,
+    "comment": (
+        "A comment of an exported cell (the model code): translate it, each line starting "
+        "with '#'; the code around it stays English."
+    ),
+    "docstring": (
+        "A docstring paragraph of an exported cell (the model code): translate the prose; "
+        "names, shapes and formulas stay as they are."
+    ),
+}
 # How close a changed paragraph must be to its old English for the translation to carry over.
 FUZZY_CUTOFF = 0.6
 
@@ -37,8 +48,9 @@ def new_catalogue(notebook_name: str, header_comment: str | None = None) -> Cata
         header_comment = (
             f"# The Chinese translation of notebooks/{notebook_name}.ipynb.\n"
             "# Written by `python -m tools.translation update`; translate with any PO editor.\n"
-            "# An entry is one paragraph of a Markdown cell, or one code cell (translate only its\n"
-            "# comments and printed English). Fuzzy: the English changed since it was translated."
+            "# An entry is one paragraph of a Markdown cell, one code cell (translate only its\n"
+            "# comments and printed English), or one comment or docstring paragraph of an exported\n"
+            "# cell. Fuzzy: the English changed since it was translated."
         )
     catalogue = Catalog(
         locale=LOCALE,
@@ -100,7 +112,9 @@ def updated(old: Catalog, unit_list: list[Unit], notebook_name: str) -> Catalog:
     """The catalogue for these units, keeping what ``old`` has already translated."""
     entries = [
         Entry(
-            unit.text, _location(unit, notebook_name), (CODE_NOTE,) if unit.kind == "code" else ()
+            unit.text,
+            _location(unit, notebook_name),
+            (NOTES[unit.kind],) if unit.kind in NOTES else (),
         )
         for unit in unit_list
     ]

@@ -1,7 +1,9 @@
 """What a translation must keep of its English: the code, the formulas, the links, the numbers.
 
 ``problems(english, chinese, kind)`` lists, in words, what a translated unit changed that it must
-not: for a code cell, any token that is not a comment or a string; for a Markdown paragraph, its
+not: for a code cell, any token that is not a comment or a string; for a comment or docstring
+paragraph of an exported cell, its form (and ``exported_problems``, for the whole cell, any
+token that is not a comment or a docstring); for a Markdown paragraph, its
 heading level, its formulas, code spans and link targets, and its numbers; and it must be Chinese,
 typeset as Chinese (tools.translation.typography: `python -m tools.translation typography` sets
 the translations right).
@@ -14,7 +16,7 @@ from collections import Counter
 from fractions import Fraction
 
 from tools.translation.typography import typography_problems
-from tools.translation.units import code_tokens
+from tools.translation.units import code_tokens, exported_code, translated_export
 
 # A unit is one paragraph, so an inline formula may run over a line break, never a blank line.
 FORMULA = re.compile(r"\$\$.*?\$\$|\$[^$]+\$", re.DOTALL)
@@ -130,6 +132,8 @@ def problems(english: str, chinese: str, kind: str) -> list[str]:
         if code_tokens(english) != code_tokens(chinese):
             found.append("the code differs (only comments and strings may be translated)")
         return found + typography_problems(chinese, kind)
+    if kind in ("comment", "docstring"):
+        return found + _exported_text_problems(english, chinese, kind)
     heading = HEADING.match(english)
     if heading and not chinese.startswith(heading.group(1) + " "):
         found.append(f"expected a heading starting with {heading.group(1)!r}")
@@ -154,6 +158,24 @@ def problems(english: str, chinese: str, kind: str) -> list[str]:
     return found + typography_problems(chinese, kind)
 
 
+def _exported_text_problems(english: str, chinese: str, kind: str) -> list[str]:
+    """A comment or docstring paragraph of an exported cell: a comment's lines each start with
+    ``#``, a docstring paragraph holds no quotes that would end it and no blank line (that would
+    make two paragraphs); both keep the English's numbers. That the cell's code stays the
+    English's is checked on the whole cell (``__main__.check``)."""
+    found = []
+    lines = chinese.split("\n")
+    if kind == "comment" and not all(line.lstrip().startswith("#") for line in lines):
+        found.append("each line of a comment starts with '#'")
+    if kind == "docstring":
+        if '"""' in chinese or "'''" in chinese or chinese.rstrip().endswith(("\\", '"', "'")):
+            found.append("a docstring paragraph may not hold or end with quotes or a backslash")
+        if any(not line.strip() for line in lines):
+            found.append("a docstring paragraph has no blank line")
+    found += _number_problems(english, chinese)
+    return found + typography_problems(chinese, kind)
+
+
 def _stars_shown(markdown: str) -> int:
     """How many * CommonMark leaves as typed (outside formulas and code): failed emphasis."""
     from markdown_it import MarkdownIt
@@ -161,3 +183,16 @@ def _stars_shown(markdown: str) -> int:
     # JupyterLab takes the formulas out before it renders Markdown, leaving "@@n@@" in their place.
     html = MarkdownIt("commonmark").render(FORMULA.sub("@@0@@", markdown))
     return re.sub(r"<code>.*?</code>", " ", html, flags=re.DOTALL).count("*")
+
+
+def exported_problems(english: str, table: dict[str, str]) -> list[str]:
+    """What the translations (English -> Chinese) of an exported cell's comments and docstrings
+    change in its code: nothing, or the cell does not compile, or a token differs."""
+    chinese = translated_export(english, table)
+    try:
+        compile(chinese, "<exported cell>", "exec")
+    except SyntaxError as error:
+        return [f"the translated cell is not Python: {error.msg} (line {error.lineno})"]
+    if exported_code(chinese) != exported_code(english):
+        return ["the code differs (only comments and docstrings may be translated)"]
+    return []

@@ -1,7 +1,8 @@
 """A Chinese notebook from its English source and its catalogue.
 
 Every unit with a translation (not fuzzy) is replaced by it; the rest stays English (the tests
-fail on it, so nothing untranslated reaches main). Cells keep their ids, types and metadata;
+fail on it, so nothing untranslated reaches main). In an exported cell only the comments and
+docstring paragraphs are replaced: its code stays the English's, token for token. Cells keep their ids, types and metadata;
 outputs are cleared (``tools.run_notebooks`` executes the notebook afterwards) except in
 Markdown-only notebooks (the glossary), which have none.
 """
@@ -16,7 +17,7 @@ from babel.messages.catalog import Catalog
 from tools.notebook_format import cell_text
 from tools.translation import LANGUAGE
 from tools.translation.catalogue import translations
-from tools.translation.units import is_exported, is_prose, markdown_blocks
+from tools.translation.units import is_exported, is_prose, markdown_blocks, translated_export
 
 SETUP_CALL = re.compile(r"\bsetup_notebook\((\s*\))?")
 
@@ -38,7 +39,9 @@ def translated_notebook(english: dict, catalogue: Catalog) -> dict:
             blocks = [table.get(b, b) if is_prose(b) else b for b in markdown_blocks(source)]
             cell["source"] = "\n\n".join(blocks)
         elif cell["cell_type"] == "code":
-            if not is_exported(source):
+            if is_exported(source):
+                cell["source"] = translated_export(source, table)
+            else:
                 cell["source"] = with_language(table.get(source, source))
             cell["outputs"] = []
             cell["execution_count"] = None

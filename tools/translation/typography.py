@@ -5,6 +5,8 @@ our own say about it, and the text they would write instead.
   punctuation in Chinese sentences), except its space around a dash (编码器-解码器 stays joined);
 - code cells (comments and strings only, since a code cell's code must stay the English's): a
   half-width colon after a Chinese character becomes full-width (词元: -> 词元：);
+- comments and docstrings of exported cells: as code cells, and a space between Chinese and
+  Latin letters or digits, a full-width comma, semicolon or full stop after a Chinese character;
 - both: parentheses around Chinese text with no comma inside become full-width
   (源语言 (德语) -> 源语言（德语）, no space beside them; a tuple such as (查询, 键) keeps its half-width ones), and a
   percent sign follows its number without a space (70 % -> 70%), and no space stands beside a
@@ -55,9 +57,24 @@ def _titles_kept(original: str, new: str) -> str:
     return BOOK_TITLE.sub(lambda match: next(titles, match.group(0)), new)
 
 
+# In a comment or docstring of the model code: a space between Chinese and Latin letters or
+# digits (what autocorrect does in prose), full-width punctuation right after Chinese.
+CJK_THEN_LATIN = re.compile(rf"(?<=[{CJK}])(?=[A-Za-z0-9])|(?<=[A-Za-z0-9])(?=[{CJK}])")
+CHINESE_PUNCTUATION = re.compile(rf"(?<=[{CJK}])([,;]|\.(?=\s|$))")
+FULL_WIDTH = {",": "，", ";": "；", ".": "。"}
+
+
+def _comment_rules(text: str) -> str:
+    text = CJK_THEN_LATIN.sub(" ", text)
+    return CHINESE_PUNCTUATION.sub(lambda m: FULL_WIDTH[m.group(1)], text)
+
+
 def fixed(text: str, kind: str) -> str:
-    """The translation as the typography rules would write it."""
-    if kind == "code":
+    """The translation as the typography rules would write it; ``kind`` is "markdown", "code"
+    (a code cell), or "comment" / "docstring" (of an exported cell)."""
+    if kind in ("comment", "docstring"):
+        new = _our_rules(_outside_protected(text, _comment_rules), code=True)
+    elif kind == "code":
         new = _our_rules(text, code=True)
     else:
         new = _outside_protected(

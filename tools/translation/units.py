@@ -3,8 +3,13 @@
 A Markdown cell is split into blocks at blank lines (a fenced code block or a ``$$`` formula
 stays whole); a block with no word outside its formulas, code spans and link targets (a lone
 formula) is not translated. A code cell is one unit when it has a comment or a string with
-English words in it, unless it is exported (``#| export``): the model code is the same in both
-editions. In a translated code cell only comments and strings may differ (``code_tokens``).
+English words in it (in a translated code cell only comments and strings may differ:
+``code_tokens``), unless it is exported (``#| export``): the model code is written once, so an
+exported cell gives one unit per comment (a run of full-line comments is one) and one per
+docstring paragraph with prose in it, and its Chinese edition differs from the English only in
+them (``exported_code``; every other string, a ``tr()`` message id included, stays as written).
+A unit per comment rather than per cell means that an edit of the code leaves the translations
+of the comments around it as they are.
 """
 
 from __future__ import annotations
@@ -29,8 +34,8 @@ class Unit:
     """One translatable text of a notebook: where it is, and the English."""
 
     cell: int  # the cell's index in the notebook
-    block: int  # the Markdown block's index in its cell; 0 for a code cell
-    kind: str  # "markdown" or "code"
+    block: int  # the Markdown block's (or exported cell's comment's) index in its cell; else 0
+    kind: str  # "markdown", "code", or in an exported cell "comment" or "docstring"
     text: str
 
 
@@ -216,6 +221,160 @@ def units(notebook: dict) -> list[Unit]:
             for block_index, block in enumerate(markdown_blocks(source)):
                 if is_prose(block):
                     found.append(Unit(index, block_index, "markdown", block))
-        elif cell["cell_type"] == "code" and not is_exported(source) and code_has_words(source):
+        elif cell["cell_type"] == "code" and is_exported(source):
+            for number, (kind, text) in enumerate(exported_texts(source)):
+                found.append(Unit(index, number, kind, text))
+        elif cell["cell_type"] == "code" and code_has_words(source):
             found.append(Unit(index, 0, "code", source))
     return found
+
+
+# ------------------------------------------------------------------ exported cells
+# An exported cell is the model code itself, written once (in the English notebook). The Chinese
+# edition may translate its comments and the paragraphs of its docstrings, nothing else: one unit
+# per comment (a run of full-line comments is one) and per docstring paragraph, so that an edit
+# of the code around them leaves their translations as they are.
+#
+# A docstring paragraph is translated when it has prose in it (two words in a row); one that only
+# gives shapes, "(batch, seq_len, d_model) -> (batch, seq_len, d_ff)", stays as it is.
+PROSE = re.compile(r"\b[A-Za-z]{2,}\s+[A-Za-z]{2,}\b")
+DOCSTRING_MARK = "<docstring>"
+
+
+@dataclass(frozen=True)
+class _Piece:
+    """A comment or a docstring paragraph of an exported cell, and where it is written."""
+
+    kind: str  # "comment" or "docstring"
+    text: str  # the English as a translator sees it: dedented, a comment with its "#"
+    start: tuple[int, int]  # (line from 0, column) where it starts
+    end: tuple[int, int]  # (line from 0, column) just after its end
+    indent: int  # the indentation of its lines after the first
+    trailing: bool = False  # a comment after code on its line
+
+
+def _docstring_starts(tree: ast.AST) -> set[tuple[int, int]]:
+    """(line from 1, column) where each docstring of a module, class or function starts."""
+    starts = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            body = node.body
+            if (
+                body
+                and isinstance(body[0], ast.Expr)
+                and isinstance(body[0].value, ast.Constant)
+                and isinstance(body[0].value.value, str)
+            ):
+                starts.add((body[0].lineno, body[0].col_offset))
+    return starts
+
+
+def _exported_tokens(source: str) -> list[tuple[tokenize.TokenInfo, str]]:
+    """Each token of an exported cell with its role: "code", "comment" (prose) or "docstring"."""
+    tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
+    starts = _docstring_starts(ast.parse(source))
+    roles, in_docstring = [], False
+    for token in tokens:
+        if token.type == tokenize.STRING and (token.start in starts or in_docstring):
+            roles.append((token, "docstring"))
+            in_docstring = True  # "a" "b": a docstring of two literals
+            continue
+        if token.type not in (tokenize.NL, tokenize.COMMENT):
+            in_docstring = False
+        prose = token.type == tokenize.COMMENT and not PRAGMA.match(token.string)
+        roles.append((token, "comment" if prose else "code"))
+    return roles
+
+
+def exported_code(source: str) -> list[str]:
+    """An exported cell's code: every token but its comments and docstrings (pragmas such as the
+    ``#| export`` line are code), every string literal as written. The two editions of an
+    exported cell must give the same list."""
+    kept = []
+    for token, role in _exported_tokens(source):
+        if role == "docstring":
+            if not kept or kept[-1] != DOCSTRING_MARK:
+                kept.append(DOCSTRING_MARK)
+        elif role == "code" and token.type != tokenize.NL:
+            kept.append(token.string)
+    return kept
+
+
+def _docstring_paragraphs(token: tokenize.TokenInfo) -> list[_Piece]:
+    """The paragraphs of a docstring (runs of non-blank lines) that have prose in them."""
+    prefix = re.match(r"[A-Za-z]*", token.string).group(0)
+    quote = token.string[len(prefix) : len(prefix) + 3]
+    quote = quote if quote in ('"""', "'''") else quote[0]
+    lines = token.string[len(prefix) + len(quote) : -len(quote)].split("\n")
+    row0 = token.start[0] - 1
+    after_quotes = token.start[1] + len(prefix) + len(quote)
+    pieces, group = [], []
+    for index, line in enumerate([*lines, ""]):
+        if line.strip():
+            group.append(index)
+            continue
+        if group:
+            indented = [len(lines[i]) - len(lines[i].lstrip(" ")) for i in group if i > 0]
+            base = min(indented) if indented else token.start[1]
+            text = "\n".join(lines[i] if i == 0 else lines[i][base:] for i in group)
+            first, last = group[0], group[-1]
+            if PROSE.search(text):
+                start = (row0 + first, after_quotes if first == 0 else base)
+                end = (row0 + last, (after_quotes if last == 0 else 0) + len(lines[last]))
+                pieces.append(_Piece("docstring", text, start, end, base))
+            group = []
+    return pieces
+
+
+def _exported_pieces(source: str) -> list[_Piece]:
+    """The comments (a run of full-line ones is one) and docstring paragraphs of an exported cell."""
+    lines = source.split("\n")
+    pieces: list[_Piece] = []
+    for token, role in _exported_tokens(source):
+        if role == "docstring":
+            pieces += _docstring_paragraphs(token)
+        elif role == "comment" and WORD.search(token.string):
+            (row, column), end = (
+                (token.start[0] - 1, token.start[1]),
+                (token.end[0] - 1, token.end[1]),
+            )
+            trailing = bool(lines[row][:column].strip())
+            last = pieces[-1] if pieces else None
+            if (
+                not trailing
+                and last is not None
+                and last.kind == "comment"
+                and not last.trailing
+                and last.end[0] == row - 1
+                and last.start[1] == column
+            ):
+                pieces[-1] = _Piece("comment", last.text + "\n" + token.string, last.start, end,
+                                    column)  # fmt: skip
+            else:
+                pieces.append(_Piece("comment", token.string, (row, column), end, column, trailing))
+    return pieces
+
+
+def exported_texts(source: str) -> list[tuple[str, str]]:
+    """(kind, English) of each comment and docstring paragraph of an exported cell to translate."""
+    return [(piece.kind, piece.text) for piece in _exported_pieces(source)]
+
+
+def translated_export(source: str, table: dict[str, str]) -> str:
+    """An exported cell with its comments and docstring paragraphs replaced by their
+    translations in ``table`` (English -> Chinese); what has none stays English. A translation's
+    lines after the first take the indentation of the English's."""
+    lines = source.split("\n")
+    for piece in sorted(_exported_pieces(source), key=lambda p: p.start, reverse=True):
+        chinese = table.get(piece.text)
+        if not chinese:
+            continue
+        new = chinese.split("\n")
+        if piece.trailing:  # a comment after code stays on its line
+            new = [" ".join([new[0], *(t.lstrip("#").strip() for t in new[1:])])]
+        (row, column), (end_row, end_column) = piece.start, piece.end
+        replaced = [lines[row][:column] + new[0]]
+        replaced += [" " * piece.indent + t if t.strip() else "" for t in new[1:]]
+        replaced[-1] += lines[end_row][end_column:]
+        lines[row : end_row + 1] = replaced
+    return "\n".join(lines)
