@@ -71,7 +71,7 @@ train: setup
 dictionary: setup
 	$(PY) -m helpers.data.get_dictionary $(ARGS)
 
-# Not part of `make test` (about an hour on a 2-core CPU; needs the dictionary): notebook 15's
+# Not part of `make test` (about 45 minutes on an idle 2-core CPU; needs the dictionary): notebook 15's
 # small model on the real dictionary, then BLEU and chrF of every 5th checkpoint on both tasks
 # beside the baselines, into docs/real_german_runs.json (notebook 15 section 9 shows it).
 # REAL_STEPS=8000 trains longer; a stopped run continues with REAL_FLAGS=--resume.
