@@ -24,7 +24,9 @@ class TorchReferenceTransformer(nn.Module):
         self.src_embedding = nn.Embedding(config.src_vocab_size, config.d_model)
         self.tgt_embedding = nn.Embedding(config.tgt_vocab_size, config.d_model)
         self.register_buffer(
-            "positional_table", sinusoidal_table(config.max_len, config.d_model), persistent=False
+            "positional_table",
+            sinusoidal_table(config.max_positions, config.d_model),
+            persistent=False,
         )
         self.embedding_dropout = nn.Dropout(config.dropout)
         layer_sizes = dict(

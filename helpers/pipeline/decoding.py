@@ -34,25 +34,26 @@ def forbid_special_tokens(logits: torch.Tensor, pad_id: int, bos_id: int) -> tor
 
 
 def output_limits(
-    model: Transformer, src: torch.Tensor, max_len: int | None, max_extra_len: int
+    model: Transformer, src: torch.Tensor, max_new_tokens: int | None, max_extra_len: int
 ) -> torch.Tensor:
-    """The most tokens each row may write, (batch,): max_len when given, else the paper's rule,
-    source length (padding excluded) + max_extra_len, at most the model's max_len."""
-    if max_len is not None:
-        return torch.full((src.shape[0],), max_len, device=src.device)
+    """The most tokens each row may write, </s> included, (batch,): max_new_tokens when given,
+    else the paper's rule, source length (padding excluded) + max_extra_len, at most the model's
+    max_positions."""
+    if max_new_tokens is not None:
+        return torch.full((src.shape[0],), max_new_tokens, device=src.device)
     lengths = (src != model.config.pad_id).sum(dim=1)
-    return (lengths + max_extra_len).clamp(1, model.config.max_len)
+    return (lengths + max_extra_len).clamp(1, model.config.max_positions)
 
 
 @torch.no_grad()
 def greedy_decode(
-    model: Transformer, src: torch.Tensor, *, max_len=None, max_extra_len=MAX_EXTRA_LEN,
+    model: Transformer, src: torch.Tensor, *, max_new_tokens=None, max_extra_len=MAX_EXTRA_LEN,
     use_cache=True, bos_id=BOS_ID, eos_id=EOS_ID,
 ) -> torch.Tensor:  # fmt: skip
     """The most likely next token, step by step, for a batch src: (batch, src_len). Returns
     (batch, width) ids without <s>: each row ends with </s> (or its limit), padding after it."""
-    check_decoding(model, src, bos_id, eos_id, 1, 0.0, max_len, max_extra_len)
-    limits, pad_id = output_limits(model, src, max_len, max_extra_len), model.config.pad_id
+    check_decoding(model, src, bos_id, eos_id, 1, 0.0, max_new_tokens, max_extra_len)
+    limits, pad_id = output_limits(model, src, max_new_tokens, max_extra_len), model.config.pad_id
     output = torch.full((src.shape[0], int(limits.max())), pad_id, device=src.device)
     rows = torch.arange(src.shape[0], device=src.device)  # the rows still being decoded
     prefix = torch.full((src.shape[0], 1), bos_id, device=src.device)
@@ -121,13 +122,13 @@ def beam_step(scores: torch.Tensor, log_probs: torch.Tensor, eos_id: int) -> tup
 
 @torch.no_grad()
 def beam_search(
-    model: Transformer, src: torch.Tensor, *, beam_size=4, alpha=0.6, max_len=None,
+    model: Transformer, src: torch.Tensor, *, beam_size=4, alpha=0.6, max_new_tokens=None,
     max_extra_len=MAX_EXTRA_LEN, use_cache=True, bos_id=BOS_ID, eos_id=EOS_ID, trace=None,
 ) -> torch.Tensor:  # fmt: skip
     """Beam search (§6.1) for a batch; returns ids like greedy_decode. Row b * beam_size + j of
     beams is hypothesis j of sentence b. trace: a list; gets a record per step (the deep dive)."""
-    check_decoding(model, src, bos_id, eos_id, beam_size, alpha, max_len, max_extra_len)
-    k, limits = beam_size, output_limits(model, src, max_len, max_extra_len)
+    check_decoding(model, src, bos_id, eos_id, beam_size, alpha, max_new_tokens, max_extra_len)
+    k, limits = beam_size, output_limits(model, src, max_new_tokens, max_extra_len)
     book = _Bookkeeping(limits, alpha, eos_id)  # finished hypotheses and results, per sentence
     with evaluation_mode(model):
         memory, _ = model.encode(src)  # (batch, src_len, d_model), once per sentence
@@ -252,19 +253,19 @@ def source_ids(sentence: str, src_vocab: Vocab) -> list[int]:
 
 def translate(
     model: Transformer, sentences: Sequence[str], src_vocab: Vocab, tgt_vocab: Vocab, *,
-    beam_size=1, alpha=0.6, max_len=None, max_extra_len=MAX_EXTRA_LEN, use_cache=True,
+    beam_size=1, alpha=0.6, max_new_tokens=None, max_extra_len=MAX_EXTRA_LEN, use_cache=True,
     batch_size=64,
 ) -> list[str]:  # fmt: skip
     """Strings to strings, greedy when beam_size is 1: source_ids, then batch_size sentences at a
     time, sorted by length (little padding); in the input order, "" where no token is left."""
-    check_search_options(model, beam_size, alpha, max_len, max_extra_len)
+    check_search_options(model, beam_size, alpha, max_new_tokens, max_extra_len)
     check_strings("sentences", sentences)
     check_vocab_of("src_vocab", src_vocab, model.config.src_vocab_size, model.config.pad_id)
     check_vocab_of("tgt_vocab", tgt_vocab, model.config.tgt_vocab_size, model.config.pad_id)
     check_positive_int("batch_size", batch_size)
     warn_unknown_words([word for text in sentences for word in unknown_words(text, src_vocab)])
-    options = {"max_len": max_len, "max_extra_len": max_extra_len, "use_cache": use_cache,
-               "bos_id": tgt_vocab.bos_id, "eos_id": tgt_vocab.eos_id}  # fmt: skip
+    options = {"max_new_tokens": max_new_tokens, "max_extra_len": max_extra_len,
+               "use_cache": use_cache, "bos_id": tgt_vocab.bos_id, "eos_id": tgt_vocab.eos_id}  # fmt: skip
     if beam_size > 1:
         options |= {"beam_size": beam_size, "alpha": alpha}
     decode = greedy_decode if beam_size == 1 else beam_search

@@ -70,9 +70,9 @@ class Vocab:
 
 
 def pad_sequences(sequences: Sequence[Sequence[int]], pad_id: int = 0) -> torch.Tensor:
-    """Stack id lists of different lengths into one (batch, max_len) tensor, padded on the right.
+    """Stack id lists of different lengths into one (batch, seq_len) tensor, padded on the right.
 
-    max_len is the longest sequence of this batch, so a batch of short sentences stays short.
+    seq_len is the longest sequence of this batch, so a batch of short sentences stays short.
     """
     check_sequences(sequences)
     longest = max(len(sequence) for sequence in sequences)

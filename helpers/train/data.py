@@ -73,11 +73,10 @@ def _load_real(config: TrainConfig) -> RunData:
     valid_pairs = task_pairs(config.task, "valid")[: config.valid_pairs]
     tokenizer = train_bpe([text for pair in train_pairs for text in pair], config.bpe_vocab_size)
     vocab = Vocab(tokenizer.vocabulary)
-    longest = config.max_len - 1  # room for <s> or </s>
     train = [
         example
         for example in encode_pairs(to_pieces(train_pairs, tokenizer), vocab, vocab)
-        if example_length(example) <= longest
+        if example_length(example) <= config.example_len_limit
     ]
     valid = encode_pairs(to_pieces(valid_pairs, tokenizer), vocab, vocab)
     return RunData(train, valid, task_pairs(config.task, "test"), vocab, vocab, tokenizer)
