@@ -26,9 +26,9 @@ from helpers.model_sizes import MODEL_SIZES
 from helpers.paths import CHECKPOINTS_DIR, how_to_restore, require
 from helpers.pipeline.decoding import translate
 from helpers.pipeline.evaluation import corpus_bleu
-from helpers.pipeline.training import encode_pairs, train_model
+from helpers.pipeline.training import train_model
 from helpers.runtime import seed_everything
-from helpers.text.vocab import Vocab
+from helpers.text.vocab import Vocab, encode_pairs
 
 CHECKPOINT_DIR = CHECKPOINTS_DIR / "de_en_small"
 REBUILD_COMMAND = "make train"

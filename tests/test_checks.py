@@ -41,7 +41,9 @@ def test_positive_int_refuses_what_is_not_an_int_of_at_least_one(value):
 def test_positive_int_accepts_one_and_none_where_allowed():
     check_positive_int("n", 1)
     check_positive_int("max_positions", None, allow_none=True)
-    with pytest.raises(ValueError, match=r"^max_positions: expected None or a positive int, got 0$"):
+    with pytest.raises(
+        ValueError, match=r"^max_positions: expected None or a positive int, got 0$"
+    ):
         check_positive_int("max_positions", 0, allow_none=True)
 
 

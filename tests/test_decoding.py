@@ -264,7 +264,9 @@ SRC = torch.tensor([[4, 5]])
 
 def scripted_beam(table, beam_size, alpha, max_new_tokens=10, default=None):
     model = ScriptedModel(table, default).eval()
-    ids = beam_search(model, SRC, beam_size=beam_size, alpha=alpha, max_new_tokens=max_new_tokens)[0].tolist()
+    ids = beam_search(model, SRC, beam_size=beam_size, alpha=alpha, max_new_tokens=max_new_tokens)[
+        0
+    ].tolist()
     return ids, model.asked
 
 
@@ -561,7 +563,9 @@ def test_translate_default_length_is_the_source_length_plus_fifty(tiny_translato
     try:
         out = translate(never_ends, ["der mann trinkt"], src_vocab, tgt_vocab)[0]
         assert len(out.split()) == 3 + 50
-        short = translate(never_ends, ["der mann trinkt"], src_vocab, tgt_vocab, max_new_tokens=7)[0]
+        short = translate(never_ends, ["der mann trinkt"], src_vocab, tgt_vocab, max_new_tokens=7)[
+            0
+        ]
         assert len(short.split()) == 7
     finally:
         never_ends.output_projection._forward_hooks.clear()  # the fixture is shared

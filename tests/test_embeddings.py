@@ -129,10 +129,22 @@ def test_bad_input_raises_value_error_naming_the_argument_and_value(build, patte
 @pytest.mark.parametrize(
     ("build", "words"),
     [
-        (lambda: PositionalEncoding(8, max_positions=4)(torch.zeros(1, 5, 8)), "past max_positions"),
-        (lambda: PositionalEncoding(8, max_positions=4)(torch.zeros(1, 2, 8), start=3), "past max_positions"),
-        (lambda: PositionalEncoding(8, max_positions=4)(torch.zeros(1, 2, 8), start=-1), "past max_positions"),
-        (lambda: PositionalEncoding(8, max_positions=4)(torch.zeros(1, 2, 6)), "expected embeddings"),
+        (
+            lambda: PositionalEncoding(8, max_positions=4)(torch.zeros(1, 5, 8)),
+            "past max_positions",
+        ),
+        (
+            lambda: PositionalEncoding(8, max_positions=4)(torch.zeros(1, 2, 8), start=3),
+            "past max_positions",
+        ),
+        (
+            lambda: PositionalEncoding(8, max_positions=4)(torch.zeros(1, 2, 8), start=-1),
+            "past max_positions",
+        ),
+        (
+            lambda: PositionalEncoding(8, max_positions=4)(torch.zeros(1, 2, 6)),
+            "expected embeddings",
+        ),
         (
             lambda: PositionalEncoding(8, max_positions=8)(torch.zeros(2, 8, dtype=torch.long)),
             "expected embeddings",

@@ -128,7 +128,11 @@ def test_moving_the_schedule_sliders_moves_the_peak():
 
 @pytest.mark.parametrize(
     ("changes", "argument"),
-    [({"lr_factor": 0.0}, "lr_factor"), ({"steps": 0}, "steps"), ({"warmup_steps": 0}, "warmup_steps")],
+    [
+        ({"lr_factor": 0.0}, "lr_factor"),
+        ({"steps": 0}, "steps"),
+        ({"warmup_steps": 0}, "warmup_steps"),
+    ],
 )
 def test_schedule_view_names_a_bad_setting(changes, argument):
     settings = {"d_model": 512, "warmup_steps": 4000, "lr_factor": 1.0, "steps": 100, **changes}

@@ -125,7 +125,10 @@ def test_hyper_parameter_table_matches_the_code_defaults():
     for name in ("d_model", "d_ff", "n_heads", "n_layers", "dropout"):
         assert table[name] == getattr(config, name), name
     assert table["d_k"] == table["d_v"] == config.d_model // config.n_heads
-    assert table["label_smoothing"] == inspect.signature(train_model).parameters["label_smoothing"].default
+    assert (
+        table["label_smoothing"]
+        == inspect.signature(train_model).parameters["label_smoothing"].default
+    )
     optimizer, _ = make_optimizer(torch.nn.Linear(2, 2), d_model=512, warmup_steps=4000)
     group = optimizer.param_groups[0]
     assert (table["betas[0]"], table["betas[1]"]) == group["betas"]

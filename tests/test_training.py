@@ -15,8 +15,6 @@ from helpers.pipeline.training import (
     History,
     SmoothedCrossEntropy,
     batches_forever,
-    collate,
-    encode_pairs,
     evaluate_loss,
     label_smoothing_loss,
     make_optimizer,
@@ -25,7 +23,7 @@ from helpers.pipeline.training import (
     train_model,
     warmup_lambda,
 )
-from helpers.text.vocab import Vocab
+from helpers.text.vocab import Vocab, collate, encode_pairs
 
 
 def random_examples(count: int, seed: int = 0, vocab_size: int = 20) -> list:
@@ -149,7 +147,9 @@ def test_smoothed_targets_sum_to_one_with_gold_share():
         assert q.shape == (5, vocab_size)
         torch.testing.assert_close(q.sum(dim=1), torch.ones(5))
         gold = q[torch.arange(5), target]
-        torch.testing.assert_close(gold, torch.full((5,), 1 - label_smoothing + label_smoothing / vocab_size))
+        torch.testing.assert_close(
+            gold, torch.full((5,), 1 - label_smoothing + label_smoothing / vocab_size)
+        )
         others = q.clone()
         others[torch.arange(5), target] = label_smoothing / vocab_size
         torch.testing.assert_close(others, torch.full_like(q, label_smoothing / vocab_size))
@@ -474,7 +474,9 @@ def perplexity(logits, target, pad_id, reduction="mean"):
 
 
 def smooth(target, vocab_size, label_smoothing):
-    return (1 - label_smoothing) * F.one_hot(target, vocab_size).float() + label_smoothing / vocab_size
+    return (1 - label_smoothing) * F.one_hot(
+        target, vocab_size
+    ).float() + label_smoothing / vocab_size
 
 
 def two_term(logits, target, label_smoothing, pad_id, reduce=True):
@@ -609,7 +611,13 @@ def test_train_model_by_default_follows_the_paper_s_rate_validates_every_100_ste
     capsys,
 ):
     history = train_model(
-        tiny_model(), copy_task(10, 0), copy_task(5, 1), 2, steps=150, tokens_per_batch=50, warmup_steps=4
+        tiny_model(),
+        copy_task(10, 0),
+        copy_task(5, 1),
+        2,
+        steps=150,
+        tokens_per_batch=50,
+        warmup_steps=4,
     )
     rate = warmup_lambda(32, 4)  # lr_factor 1: the paper's schedule itself
     assert history.learning_rate[:6] == pytest.approx([rate(i) for i in range(6)])

@@ -5,6 +5,7 @@
 import re
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from typing import Protocol
 
 import torch
 import torch.nn.functional as F
@@ -18,7 +19,7 @@ from helpers.checks import (
     warn_unknown_words,
 )
 from helpers.model.transformer import Transformer
-from helpers.text.vocab import BOS, EOS, SPECIAL_TOKENS, Vocab, pad_sequences
+from helpers.text.vocab import BOS, EOS, SPECIAL_TOKENS, pad_sequences
 
 # The ids of <s> and </s> in every vocabulary of the series (notebook 01 puts the specials first).
 BOS_ID, EOS_ID = SPECIAL_TOKENS.index(BOS), SPECIAL_TOKENS.index(EOS)
@@ -237,22 +238,39 @@ def tokenize(text: str) -> list[str]:
     return re.findall(r"\w+|[^\w\s]", text.lower())
 
 
-def unknown_words(sentence: str, src_vocab: Vocab) -> list[str]:
-    """The words of a sentence that the vocabulary does not know (they become <unk>), in order."""
+class Tokenizer(Protocol):
+    """What translate() needs of each language: a word Vocab (notebook 01), or a PieceVocab
+    (notebook 14) that splits words into BPE pieces."""
+
+    pad_id: int
+    unk_id: int
+    bos_id: int
+    eos_id: int
+
+    def __len__(self) -> int: ...
+    def encode(self, sentence: str) -> list[int]: ...  # without <s> or </s>
+    def decode(self, ids: list[int]) -> str: ...  # stops at </s>
+
+
+def unknown_words(sentence: str, src_vocab: Tokenizer) -> list[str]:
+    """The words of a sentence that the vocabulary cannot encode (they become <unk>), in order."""
     words = [token for token in tokenize(sentence) if re.fullmatch(r"\w+", token)]
-    return [word for word in words if word not in src_vocab.token_to_id]
+    return [word for word in words if src_vocab.unk_id in src_vocab.encode(word)]
 
 
-def source_ids(sentence: str, src_vocab: Vocab) -> list[int]:
+def source_ids(sentence: str, src_vocab: Tokenizer) -> list[int]:
     """The ids translate() gives the encoder: tokenize, drop the punctuation marks the vocabulary
-    does not know (the corpus has no "." or "!"), map unknown words to <unk>."""
-    tokens = tokenize(sentence)
-    known = src_vocab.token_to_id
-    return src_vocab.encode([t for t in tokens if t in known or re.fullmatch(r"\w+", t)])
+    cannot encode (the corpus has no "." or "!"), map unknown words to <unk>."""
+    known = [
+        token
+        for token in tokenize(sentence)
+        if re.fullmatch(r"\w+", token) or src_vocab.unk_id not in src_vocab.encode(token)
+    ]
+    return src_vocab.encode(" ".join(known))
 
 
 def translate(
-    model: Transformer, sentences: Sequence[str], src_vocab: Vocab, tgt_vocab: Vocab, *,
+    model: Transformer, sentences: Sequence[str], src_vocab: Tokenizer, tgt_vocab: Tokenizer, *,
     beam_size=1, alpha=0.6, max_new_tokens=None, max_extra_len=MAX_EXTRA_LEN, use_cache=True,
     batch_size=64,
 ) -> list[str]:  # fmt: skip

@@ -17,19 +17,7 @@ from helpers.checks import (
 )
 from helpers.display.progress import print_validation
 from helpers.model.transformer import Transformer
-from helpers.text.vocab import Vocab, pad_sequences
-
-Example = tuple[list[int], list[int]]  # (source ids, target ids ending with </s>)
-
-
-def encode_pairs(
-    pairs: Sequence[tuple[str, str]], src_vocab: Vocab, tgt_vocab: Vocab
-) -> list[Example]:
-    """(german, english) strings -> (source ids, target ids + </s>) lists, ready for batching."""
-    return [
-        (src_vocab.encode(source), tgt_vocab.encode(target, add_eos=True))
-        for source, target in pairs
-    ]
+from helpers.text.vocab import Example, collate
 
 
 def token_budget_batches(
@@ -57,17 +45,6 @@ def token_budget_batches(
     if shuffle:
         random.Random(seed).shuffle(batches)
     return batches
-
-
-def collate(
-    examples: Sequence[Example], indices: Sequence[int], pad_id: int, bos_id: int
-) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """src (batch, src_len), tgt_input = <s> + target, tgt_output = target + </s> (batch, tgt_len)."""
-    src = pad_sequences([examples[i][0] for i in indices], pad_id)
-    # The targets end with </s>: tgt_input drops it and starts with <s>, a shift right by one.
-    tgt_input = pad_sequences([[bos_id, *examples[i][1][:-1]] for i in indices], pad_id)
-    tgt_output = pad_sequences([examples[i][1] for i in indices], pad_id)
-    return src, tgt_input, tgt_output
 
 
 def smoothed_targets(target: torch.Tensor, vocab_size: int, label_smoothing: float) -> torch.Tensor:
