@@ -45,7 +45,7 @@ NAME_MAP_SOURCES = {
     "`Vocab`": "helpers.text.vocab:Vocab",
     "`PAD` `<pad>`, `BOS` `<s>`, `EOS` `</s>` (and `UNK`)": "helpers.text.vocab:EOS",
     "`make_batch`, `pad_sequences`": "helpers.text.vocab:make_batch",
-    "`src`, `tgt_input`, `tgt_output`": "helpers.text.vocab:make_batch.tgt_input",
+    "`src`, `tgt_input`, `tgt_output`": "helpers.text.vocab:collate.tgt_input",
     "each batch's own lengths": "helpers.text.vocab:pad_sequences.longest",
     "`TokenEmbedding` (× $\\sqrt{d_{model}}$)": "helpers.model.embeddings:TokenEmbedding",
     "`PositionalEncoding` (batch first)": "helpers.model.embeddings:PositionalEncoding",
