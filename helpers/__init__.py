@@ -58,6 +58,7 @@ _EXPORTS = {
     "pad_sequences": "helpers.text.vocab",
     "train_bpe": "helpers.text.bpe",
     "BPETokenizer": "helpers.text.bpe",
+    "PieceVocab": "helpers.text.bpe",
     # model
     "MultiHeadAttention": "helpers.model.multi_head_attention",
     "Transformer": "helpers.model.transformer",

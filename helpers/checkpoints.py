@@ -21,6 +21,14 @@ from helpers.language import tr
 from helpers.model.transformer import Transformer, TransformerConfig
 from helpers.text.vocab import Vocab
 
+# Fields renamed since older checkpoints and runs were written (issue 25): old name -> new name.
+RENAMED_FIELDS = {"max_len": "max_positions"}
+
+
+def with_current_names(fields: dict) -> dict:
+    """A stored config with the fields of RENAMED_FIELDS under their current names."""
+    return {RENAMED_FIELDS.get(name, name): value for name, value in fields.items()}
+
 
 def file_sha256(path: Path) -> str:
     """The SHA-256 hash of a file's bytes, as 64 hex digits."""
@@ -86,7 +94,7 @@ def load_checkpoint(directory: Path, device: torch.device | str = "cpu") -> Chec
             )
     try:
         description = json.loads((directory / "checkpoint.json").read_text(encoding="utf-8"))
-        config = TransformerConfig(**description["config"])
+        config = TransformerConfig(**with_current_names(description["config"]))
         expected_sha256 = description["weights_sha256"]
         vocabularies = (
             Vocab.from_list(description["src_vocab"]),

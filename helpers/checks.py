@@ -5,7 +5,7 @@ error live here, and the public entry points (configurations, constructors of pu
 ``Transformer.forward/encode/decode``, decoding, ``translate``, training) call them in one line:
 
     check_positive_int("n_heads", n_heads)
-    check_token_ids("src", src, vocab_size=config.src_vocab_size, max_len=config.max_len)
+    check_token_ids("src", src, vocab_size=config.src_vocab_size, max_positions=config.max_positions)
 
 Each check raises ``ValueError`` naming the argument, what was expected and what came, through
 ``tr`` (so the Chinese edition reads it in Chinese, see ``helpers.language``). Layers called inside
@@ -102,7 +102,7 @@ def check_strings(name: str, texts: Any) -> None:
 
 
 def check_token_ids(
-    name: str, ids: Any, *, vocab_size: int | None = None, max_len: int | None = None
+    name: str, ids: Any, *, vocab_size: int | None = None, max_positions: int | None = None
 ) -> None:
     """``ids`` is a (batch, seq_len) int64 tensor, both sizes >= 1, ids in [0, vocab_size)."""
     import torch
@@ -121,12 +121,12 @@ def check_token_ids(
             name=name,
             shape=tuple(ids.shape),
         )
-    if max_len is not None and ids.shape[1] > max_len:
+    if max_positions is not None and ids.shape[1] > max_positions:
         fail(
-            "{name}: length {length} is longer than max_len={max_len}",
+            "{name}: length {length} is longer than max_positions={max_positions}",
             name=name,
             length=ids.shape[1],
-            max_len=max_len,
+            max_positions=max_positions,
         )
     if vocab_size is not None:
         low, high = int(ids.min()), int(ids.max())
@@ -239,24 +239,25 @@ def check_sequences(sequences: Sequence[Any]) -> None:
 # ---------------------------------------------------------------- notebook 11 (training)
 
 
-def check_token_budget(max_tokens: Any, lengths: list[int]) -> None:
-    """``max_tokens`` is a positive int that holds every example (``lengths``: one per example)."""
-    check_positive_int("max_tokens", max_tokens)
+def check_token_budget(tokens_per_batch: Any, lengths: list[int]) -> None:
+    """``tokens_per_batch`` is a positive int that holds every example (``lengths``: one per
+    example)."""
+    check_positive_int("tokens_per_batch", tokens_per_batch)
     for index, length in enumerate(lengths):
-        if length > max_tokens:
+        if length > tokens_per_batch:
             fail(
-                "max_tokens: {max_tokens} is smaller than example {index}, "
+                "tokens_per_batch: {tokens_per_batch} is smaller than example {index}, "
                 "which is {length} tokens long",
-                max_tokens=max_tokens,
+                tokens_per_batch=tokens_per_batch,
                 index=index,
                 length=length,
             )
 
 
-def check_smoothing_loss(logits: Any, target: Any, epsilon: Any, pad_id: int) -> None:
-    """``epsilon`` is a probability; ``target`` has the shape of ``logits`` without its last
+def check_smoothing_loss(logits: Any, target: Any, label_smoothing: Any, pad_id: int) -> None:
+    """``label_smoothing`` is a probability; ``target`` has the shape of ``logits`` without its last
     (vocabulary) dimension, and at least one position that is not ``pad_id``."""
-    check_probability("epsilon", epsilon)
+    check_probability("label_smoothing", label_smoothing)
     if logits.shape[:-1] != target.shape:
         fail(
             "target: expected shape {expected} (the logits without the "
@@ -320,8 +321,12 @@ def check_source_and_target(model: Any, src: Any, tgt: Any) -> None:
             batch=src.shape[0],
             got=tgt.shape[0],
         )
-    check_token_ids("src", src, vocab_size=config.src_vocab_size, max_len=config.max_len)
-    check_token_ids("tgt", tgt, vocab_size=config.tgt_vocab_size, max_len=config.max_len)
+    check_token_ids(
+        "src", src, vocab_size=config.src_vocab_size, max_positions=config.max_positions
+    )
+    check_token_ids(
+        "tgt", tgt, vocab_size=config.tgt_vocab_size, max_positions=config.max_positions
+    )
 
 
 def check_decode_inputs(
@@ -333,7 +338,9 @@ def check_decode_inputs(
     config = model.config
     check_non_negative_int("start", start)
     if start == 0:
-        check_token_ids("tgt", tgt, vocab_size=config.tgt_vocab_size, max_len=config.max_len)
+        check_token_ids(
+            "tgt", tgt, vocab_size=config.tgt_vocab_size, max_positions=config.max_positions
+        )
     expected = (*src.shape, config.d_model)
     if tuple(memory.shape) != expected:
         fail(
@@ -402,30 +409,32 @@ def check_reference_config(config: Any) -> None:
 
 
 def check_search_options(
-    model: Any, beam_size: Any, alpha: Any, max_len: Any, max_extra_len: Any
+    model: Any, beam_size: Any, alpha: Any, max_new_tokens: Any, max_extra_len: Any
 ) -> None:
     """The options of greedy_decode, beam_search and translate."""
     check_model(model)
     check_positive_int("beam_size", beam_size)
     check_number("alpha", alpha, low=0.0)
-    limit = model.config.max_len
-    if max_len is not None and (
-        isinstance(max_len, bool) or not isinstance(max_len, int) or not 1 <= max_len <= limit
+    limit = model.config.max_positions
+    value = max_new_tokens
+    if value is not None and (
+        isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= limit
     ):
         fail(
-            "max_len: expected None or an int in [1, {limit}] (the model's max_len), got {max_len!r}",
+            "max_new_tokens: expected None or an int in [1, {limit}] (the model's max_positions), "
+            "got {max_new_tokens!r}",
             limit=limit,
-            max_len=max_len,
+            max_new_tokens=value,
         )
     check_non_negative_int("max_extra_len", max_extra_len)
 
 
 def check_decoding(
-    model: Any, src: Any, bos_id: Any, eos_id: Any, beam_size: Any, alpha: Any, max_len: Any,
-    max_extra_len: Any,
+    model: Any, src: Any, bos_id: Any, eos_id: Any, beam_size: Any, alpha: Any,
+    max_new_tokens: Any, max_extra_len: Any,
 ) -> None:  # fmt: skip
     """greedy_decode and beam_search: the options, the start and end ids, the source ids."""
-    check_search_options(model, beam_size, alpha, max_len, max_extra_len)
+    check_search_options(model, beam_size, alpha, max_new_tokens, max_extra_len)
     config = model.config
     for name, value in (("bos_id", bos_id), ("eos_id", eos_id)):
         if (
@@ -447,7 +456,9 @@ def check_decoding(
             bos_id=bos_id,
             eos_id=eos_id,
         )
-    check_token_ids("src", src, vocab_size=config.src_vocab_size, max_len=config.max_len)
+    check_token_ids(
+        "src", src, vocab_size=config.src_vocab_size, max_positions=config.max_positions
+    )
 
 
 def check_vocab_of(name: str, vocab: Any, size: int, pad_id: int) -> None:

@@ -26,9 +26,9 @@ from helpers.model_sizes import MODEL_SIZES
 from helpers.paths import CHECKPOINTS_DIR, how_to_restore, require
 from helpers.pipeline.decoding import translate
 from helpers.pipeline.evaluation import corpus_bleu
-from helpers.pipeline.training import encode_pairs, train_model
+from helpers.pipeline.training import train_model
 from helpers.runtime import seed_everything
-from helpers.text.vocab import Vocab
+from helpers.text.vocab import Vocab, encode_pairs
 
 CHECKPOINT_DIR = CHECKPOINTS_DIR / "de_en_small"
 REBUILD_COMMAND = "make train"
@@ -39,11 +39,11 @@ RECIPE = {
     "threads": 2,
     **MODEL_SIZES["small"],  # d_model, n_heads, d_ff, n_layers, dropout
     "steps": 2000,
-    "max_tokens": 1500,
+    "tokens_per_batch": 1500,
     "warmup_steps": 400,
     "lr_factor": 1.0,
     "label_smoothing": 0.1,
-    "decode_max_len": 40,
+    "max_new_tokens": 40,
 }
 
 
@@ -80,10 +80,10 @@ def build_pretrained_checkpoint(directory: Path = CHECKPOINT_DIR, progress: bool
         encode_pairs(valid_pairs, src_vocab, tgt_vocab),
         tgt_vocab.bos_id,
         steps=recipe["steps"],
-        max_tokens=recipe["max_tokens"],
+        tokens_per_batch=recipe["tokens_per_batch"],
         warmup_steps=recipe["warmup_steps"],
         lr_factor=recipe["lr_factor"],
-        epsilon=recipe["label_smoothing"],
+        label_smoothing=recipe["label_smoothing"],
         eval_every=max(recipe["steps"] // 10, 1),
         seed=recipe["seed"],
         progress=progress,
@@ -94,7 +94,11 @@ def build_pretrained_checkpoint(directory: Path = CHECKPOINT_DIR, progress: bool
     for split in ("test", "test_unseen"):
         pairs = test_pairs if split == "test" else load_corpus(split)
         hypotheses = translate(
-            model, [g for g, _ in pairs], src_vocab, tgt_vocab, max_len=recipe["decode_max_len"]
+            model,
+            [g for g, _ in pairs],
+            src_vocab,
+            tgt_vocab,
+            max_new_tokens=recipe["max_new_tokens"],
         )
         scores[split] = round(corpus_bleu(hypotheses, [e for _, e in pairs]), 2)
     metadata = {

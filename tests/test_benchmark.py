@@ -149,7 +149,7 @@ def test_decoding_runs_all_steps_and_both_ways_agree():
 def test_decode_both_ways_catches_an_early_stop(monkeypatch):
     model, src = decoding_setup(TINY)
 
-    def stops_early(model, src, max_len, bos_id, eos_id, use_cache=True):
+    def stops_early(model, src, max_new_tokens, bos_id, eos_id, use_cache=True):
         return torch.full((src.shape[0], 3), eos_id)
 
     monkeypatch.setattr(benchmark.model, "greedy_decode", stops_early)
@@ -160,8 +160,8 @@ def test_decode_both_ways_catches_an_early_stop(monkeypatch):
 def test_decode_both_ways_catches_different_tokens(monkeypatch):
     model, src = decoding_setup(TINY)
 
-    def disagrees(model, src, max_len, bos_id, eos_id, use_cache=True):
-        return torch.full((src.shape[0], max_len), 5 if use_cache else 6)
+    def disagrees(model, src, max_new_tokens, bos_id, eos_id, use_cache=True):
+        return torch.full((src.shape[0], max_new_tokens), 5 if use_cache else 6)
 
     monkeypatch.setattr(benchmark.model, "greedy_decode", disagrees)
     with pytest.raises(AssertionError, match="different tokens"):

@@ -5,25 +5,30 @@ runs only where that file is installed; it is read in place, never copied (it is
 """
 
 import json
+import warnings
 from functools import cache
 
 import pytest
 import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from shared_models import tiny_transformer
 
 from helpers.data.corpus import load_corpus
 from helpers.exercises.notebook_14 import check_apply_merges, check_pieces_per_word
+from helpers.pipeline.decoding import greedy_decode, source_ids, translate
 from helpers.text.bpe import (
     BYTE_PIECES,
     END_OF_WORD,
     BPETokenizer,
+    PieceVocab,
     initial_pieces,
     merge_pair,
     starting_pieces,
     train_bpe,
     word_frequencies,
 )
+from helpers.text.vocab import Vocab
 from tools.benchmark import dictionary_phrases
 
 PROPERTY = settings(max_examples=200, deadline=None, derandomize=True, database=None)
@@ -166,6 +171,30 @@ def test_white_space_is_normalised_like_str_split():
 
 
 # ---------------------------------------------------------------- save and load
+
+
+def test_a_piece_vocabulary_reads_and_writes_text_with_the_model_s_ids():
+    tokenizer = corpus_tokenizer()
+    vocab = PieceVocab(tokenizer)
+    assert vocab.to_list() == Vocab(tokenizer.vocabulary).to_list()
+    for sentence in corpus_texts()[:200] + ("straßenbahnhaltestelle 東京",):
+        ids = vocab.encode(sentence, add_eos=True)
+        assert ids == Vocab(tokenizer.vocabulary).encode(tokenizer.encode(sentence), add_eos=True)
+        assert vocab.unk_id not in ids  # unknown characters fall back to byte pieces
+        assert vocab.decode([vocab.bos_id, *ids, vocab.pad_id]) == " ".join(sentence.split())
+
+
+def test_translate_takes_a_piece_vocabulary_like_a_word_vocabulary():
+    # Notebook 12's translate() over the tokenizer protocol: a PieceVocab is one.
+    vocab = PieceVocab(corpus_tokenizer())
+    sizes = {"src_vocab_size": len(vocab), "tgt_vocab_size": len(vocab), "max_positions": 64}
+    model = tiny_transformer(**sizes)
+    assert source_ids("Der Mann, ja!", vocab) == vocab.encode("der mann , ja !")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # byte pieces: no word is unknown, no warning
+        (text,) = translate(model, ["Der Mann trinkt ein Bier."], vocab, vocab, max_new_tokens=5)
+    src = torch.tensor([vocab.encode("der mann trinkt ein bier .")])
+    assert text == vocab.decode(greedy_decode(model, src, max_new_tokens=5)[0].tolist())
 
 
 def test_save_and_load_give_the_same_tokenizer(tmp_path):

@@ -36,6 +36,15 @@ def test_checkpoint_round_trip(tmp_path):
         assert torch.equal(reloaded(src, tgt), model(src, tgt))
 
 
+def test_a_checkpoint_written_before_a_field_was_renamed_still_loads(tmp_path):
+    # Issue 25 renamed TransformerConfig.max_len to max_positions; older folders keep the old key.
+    model, _, _, folder = saved(tmp_path)
+    description = json.loads((folder / "checkpoint.json").read_text())
+    description["config"]["max_len"] = description["config"].pop("max_positions")
+    (folder / "checkpoint.json").write_text(json.dumps(description))
+    assert load_checkpoint(folder).model.config == model.config
+
+
 def test_corrupted_weights_raise(tmp_path):
     _, _, _, folder = saved(tmp_path)
     weights = folder / "weights.pt"

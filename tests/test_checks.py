@@ -40,9 +40,11 @@ def test_positive_int_refuses_what_is_not_an_int_of_at_least_one(value):
 
 def test_positive_int_accepts_one_and_none_where_allowed():
     check_positive_int("n", 1)
-    check_positive_int("max_len", None, allow_none=True)
-    with pytest.raises(ValueError, match=r"^max_len: expected None or a positive int, got 0$"):
-        check_positive_int("max_len", 0, allow_none=True)
+    check_positive_int("max_positions", None, allow_none=True)
+    with pytest.raises(
+        ValueError, match=r"^max_positions: expected None or a positive int, got 0$"
+    ):
+        check_positive_int("max_positions", 0, allow_none=True)
 
 
 def test_non_negative_int():
@@ -61,8 +63,8 @@ def test_number_intervals_open_and_closed():
     check_probability("dropout", 0.0)
     check_number("alpha", 0, low=0)
     check_number("clip_norm", None, low=0, low_open=True, allow_none=True)
-    with pytest.raises(ValueError, match=r"^factor: expected a number in \(0, inf\), got 0$"):
-        check_number("factor", 0, low=0, low_open=True)
+    with pytest.raises(ValueError, match=r"^lr_factor: expected a number in \(0, inf\), got 0$"):
+        check_number("lr_factor", 0, low=0, low_open=True)
     check_number("x", 1.0, low=0, high=1, high_open=False)
     with pytest.raises(ValueError, match=r"\[0, 1\]"):
         check_number("x", 1.5, low=0, high=1, high_open=False)
@@ -88,19 +90,19 @@ def test_strings_refuses_a_single_string_and_names_a_bad_index():
 
 def test_token_ids_checks_type_dtype_shape_length_and_range():
     good = torch.tensor([[1, 2, 3]])
-    check_token_ids("src", good, vocab_size=4, max_len=3)
+    check_token_ids("src", good, vocab_size=4, max_positions=3)
     cases = [
         ([[1, 2]], "expected a tensor of token ids, got list"),
         (torch.tensor([[1.0]]), "expected dtype torch.int64"),
         (torch.tensor([1, 2]), r"expected shape \(batch, seq_len\)"),
         (torch.zeros(1, 0, dtype=torch.long), r"got \(1, 0\)"),
-        (torch.tensor([[1, 2, 3, 0]]), "length 4 is longer than max_len=3"),
+        (torch.tensor([[1, 2, 3, 0]]), "length 4 is longer than max_positions=3"),
         (torch.tensor([[1, 4]]), r"expected ids in \[0, 4\), got values from 1 to 4"),
         (torch.tensor([[-1, 2]]), "got values from -1 to 2"),
     ]
     for ids, message in cases:
         with pytest.raises(ValueError, match=message):
-            check_token_ids("src", ids, vocab_size=4, max_len=3)
+            check_token_ids("src", ids, vocab_size=4, max_positions=3)
 
 
 def test_bool_mask():

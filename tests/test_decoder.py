@@ -11,6 +11,7 @@ from helpers.exercises.notebook_09 import (
 )
 from helpers.model.decoder import Decoder, DecoderLayer
 from helpers.model.masks import decoder_self_attention_mask, look_ahead_mask, padding_mask
+from helpers.model.torch_reference import copy_decoder_layer
 
 D_MODEL, N_HEADS, D_FF, N_LAYERS, VOCAB = 16, 4, 32, 2, 20
 PAD = 0
@@ -29,24 +30,11 @@ def batch() -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     return src, tgt, torch.randn(3, 5, D_MODEL)
 
 
-def copy_attention(theirs, ours):
-    with torch.no_grad():
-        theirs.in_proj_weight.copy_(ours.w_qkv.weight)
-        theirs.in_proj_bias.copy_(ours.w_qkv.bias)
-    theirs.out_proj.load_state_dict(ours.w_o.state_dict())
-
-
 def to_torch_layer(ours: DecoderLayer, norm_first: bool) -> nn.TransformerDecoderLayer:
     theirs = nn.TransformerDecoderLayer(
         D_MODEL, N_HEADS, D_FF, dropout=0.0, batch_first=True, norm_first=norm_first
     )
-    copy_attention(theirs.self_attn, ours.self_attention)
-    copy_attention(theirs.multihead_attn, ours.cross_attention)
-    theirs.linear1.load_state_dict(ours.feed_forward.linear1.state_dict())
-    theirs.linear2.load_state_dict(ours.feed_forward.linear2.state_dict())
-    theirs.norm1.load_state_dict(ours.self_attention_residual.norm.state_dict())
-    theirs.norm2.load_state_dict(ours.cross_attention_residual.norm.state_dict())
-    theirs.norm3.load_state_dict(ours.feed_forward_residual.norm.state_dict())
+    copy_decoder_layer(theirs, ours)  # the weight copy of notebook 10's torch_reference
     return theirs.eval()
 
 

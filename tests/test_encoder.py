@@ -15,6 +15,7 @@ from helpers.exercises.notebook_08 import (
 from helpers.model.embeddings import sinusoidal_table
 from helpers.model.encoder import Encoder, EncoderLayer
 from helpers.model.masks import padding_mask
+from helpers.model.torch_reference import copy_encoder_layer
 
 D_MODEL, N_HEADS, D_FF, N_LAYERS, VOCAB = 16, 4, 32, 2, 20
 PAD = 0
@@ -34,15 +35,7 @@ def to_torch_layer(ours: EncoderLayer, norm_first: bool) -> nn.TransformerEncode
     theirs = nn.TransformerEncoderLayer(
         D_MODEL, N_HEADS, D_FF, dropout=0.0, batch_first=True, norm_first=norm_first
     )
-    attention = ours.self_attention
-    with torch.no_grad():
-        theirs.self_attn.in_proj_weight.copy_(attention.w_qkv.weight)
-        theirs.self_attn.in_proj_bias.copy_(attention.w_qkv.bias)
-    theirs.self_attn.out_proj.load_state_dict(attention.w_o.state_dict())
-    theirs.linear1.load_state_dict(ours.feed_forward.linear1.state_dict())
-    theirs.linear2.load_state_dict(ours.feed_forward.linear2.state_dict())
-    theirs.norm1.load_state_dict(ours.self_attention_residual.norm.state_dict())
-    theirs.norm2.load_state_dict(ours.feed_forward_residual.norm.state_dict())
+    copy_encoder_layer(theirs, ours)  # the weight copy of notebook 10's torch_reference
     return theirs.eval()
 
 

@@ -111,7 +111,7 @@ def test_moving_the_mask_sliders_redraws_what_the_view_returns():
 
 
 def test_schedule_view_follows_the_paper_and_peaks_at_the_warmup_step():
-    view = schedule_view(d_model=512, warmup_steps=4000, factor=2.0, steps=10000)
+    view = schedule_view(d_model=512, warmup_steps=4000, lr_factor=2.0, steps=10000)
     rate = warmup_lambda(512, 4000)
     assert view["rates"][0] == pytest.approx(2.0 * rate(0))
     assert view["rates"][9999] == pytest.approx(2.0 * rate(9999))
@@ -128,10 +128,14 @@ def test_moving_the_schedule_sliders_moves_the_peak():
 
 @pytest.mark.parametrize(
     ("changes", "argument"),
-    [({"factor": 0.0}, "factor"), ({"steps": 0}, "steps"), ({"warmup_steps": 0}, "warmup_steps")],
+    [
+        ({"lr_factor": 0.0}, "lr_factor"),
+        ({"steps": 0}, "steps"),
+        ({"warmup_steps": 0}, "warmup_steps"),
+    ],
 )
 def test_schedule_view_names_a_bad_setting(changes, argument):
-    settings = {"d_model": 512, "warmup_steps": 4000, "factor": 1.0, "steps": 100, **changes}
+    settings = {"d_model": 512, "warmup_steps": 4000, "lr_factor": 1.0, "steps": 100, **changes}
     with pytest.raises(ValueError, match=argument):
         schedule_view(**settings)
 

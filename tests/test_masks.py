@@ -101,8 +101,8 @@ def test_padding_mask_asserts_its_ids_are_two_dimensional():
 # The exercise checks: the solution passes; unfinished and wrong answers fail with a message.
 
 
-def padding_mask_solution(lengths, max_len):
-    return (torch.arange(max_len)[None, :] < lengths[:, None])[:, None, None, :]
+def padding_mask_solution(lengths, seq_len):
+    return (torch.arange(seq_len)[None, :] < lengths[:, None])[:, None, None, :]
 
 
 def additive_mask_solution(mask):
@@ -124,28 +124,28 @@ CHECKS = [
         check_padding_mask_from_lengths,
         padding_mask_solution,
         [
-            (lambda lengths, max_len: ~padding_mask_solution(lengths, max_len), "inverted"),
+            (lambda lengths, seq_len: ~padding_mask_solution(lengths, seq_len), "inverted"),
             (
-                lambda lengths, max_len: padding_mask_solution(lengths, max_len)[:, 0, 0],
-                "(batch, 1, 1, max_len)",
+                lambda lengths, seq_len: padding_mask_solution(lengths, seq_len)[:, 0, 0],
+                "(batch, 1, 1, seq_len)",
             ),
             (
-                lambda lengths, max_len: padding_mask_solution(lengths + 1, max_len),
+                lambda lengths, seq_len: padding_mask_solution(lengths + 1, seq_len),
                 "off by one",
             ),
-            (lambda lengths, max_len: padding_mask_solution(lengths, max_len).int(), "dtype"),
+            (lambda lengths, seq_len: padding_mask_solution(lengths, seq_len).int(), "dtype"),
             # Right for the first batch only: the checks must try more than one case.
             (
-                lambda lengths, max_len: padding_mask_solution(lengths.clamp(min=1), max_len),
-                "for lengths [0, 1] and max_len=3, row 0 should be [False, False, False]",
+                lambda lengths, seq_len: padding_mask_solution(lengths.clamp(min=1), seq_len),
+                "for lengths [0, 1] and seq_len=3, row 0 should be [False, False, False]",
             ),
             (
-                lambda lengths, max_len: (
-                    padding_mask_solution(lengths, max_len)
+                lambda lengths, seq_len: (
+                    padding_mask_solution(lengths, seq_len)
                     if len(lengths) > 1
-                    else padding_mask_solution(lengths - 1, max_len)
+                    else padding_mask_solution(lengths - 1, seq_len)
                 ),
-                "for lengths [4] and max_len=4, row 0 should be [True, True, True, True]",
+                "for lengths [4] and seq_len=4, row 0 should be [True, True, True, True]",
             ),
         ],
     ),

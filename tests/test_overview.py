@@ -30,12 +30,12 @@ PAPER_BASE = {
     "d_v": 64,
     "n_layers": 6,
     "dropout": 0.1,
-    "epsilon": 0.1,
+    "label_smoothing": 0.1,
     "warmup_steps": 4000,
     "betas[0]": 0.9,
     "betas[1]": 0.98,
     "eps": 1e-9,
-    "max_tokens": 25_000,
+    "tokens_per_batch": 25_000,
     "train_steps": 100_000,
 }
 
@@ -45,7 +45,7 @@ NAME_MAP_SOURCES = {
     "`Vocab`": "helpers.text.vocab:Vocab",
     "`PAD` `<pad>`, `BOS` `<s>`, `EOS` `</s>` (and `UNK`)": "helpers.text.vocab:EOS",
     "`make_batch`, `pad_sequences`": "helpers.text.vocab:make_batch",
-    "`src`, `tgt_input`, `tgt_output`": "helpers.text.vocab:make_batch.tgt_input",
+    "`src`, `tgt_input`, `tgt_output`": "helpers.text.vocab:collate.tgt_input",
     "each batch's own lengths": "helpers.text.vocab:pad_sequences.longest",
     "`TokenEmbedding` (× $\\sqrt{d_{model}}$)": "helpers.model.embeddings:TokenEmbedding",
     "`PositionalEncoding` (batch first)": "helpers.model.embeddings:PositionalEncoding",
@@ -125,7 +125,10 @@ def test_hyper_parameter_table_matches_the_code_defaults():
     for name in ("d_model", "d_ff", "n_heads", "n_layers", "dropout"):
         assert table[name] == getattr(config, name), name
     assert table["d_k"] == table["d_v"] == config.d_model // config.n_heads
-    assert table["epsilon"] == inspect.signature(train_model).parameters["epsilon"].default
+    assert (
+        table["label_smoothing"]
+        == inspect.signature(train_model).parameters["label_smoothing"].default
+    )
     optimizer, _ = make_optimizer(torch.nn.Linear(2, 2), d_model=512, warmup_steps=4000)
     group = optimizer.param_groups[0]
     assert (table["betas[0]"], table["betas[1]"]) == group["betas"]
@@ -140,7 +143,7 @@ def test_hyper_parameter_table_matches_the_notebooks_code():
         if cell.cell_type == "code"
     )
     assert "d_model, d_ff, n_heads, n_layers = 512, 2048, 8, 6" in code
-    assert "warmup_steps, train_steps, max_tokens = 4000, 100_000, 25_000" in code
+    assert "warmup_steps, train_steps, tokens_per_batch = 4000, 100_000, 25_000" in code
     assert (table["d_model"], table["d_ff"], table["n_heads"], table["n_layers"]) == (
         512,
         2048,

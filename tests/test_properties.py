@@ -20,10 +20,10 @@ PROPERTY = settings(max_examples=25, deadline=None, derandomize=True, database=N
 
 
 @st.composite
-def padded_ids(draw, max_batch=3, max_len=7, vocab_size=11):
+def padded_ids(draw, max_batch=3, max_seq_len=7, vocab_size=11):
     """(batch, length) ids, each row real tokens then padding (a row may be all padding)."""
     batch = draw(st.integers(1, max_batch))
-    length = draw(st.integers(1, max_len))
+    length = draw(st.integers(1, max_seq_len))
     real = draw(st.lists(st.integers(0, length), min_size=batch, max_size=batch))
     seed = draw(st.integers(0, 2**16))
     ids = torch.randint(
@@ -48,7 +48,7 @@ def configs(draw):
         dropout=0.0,
         norm_first=draw(st.booleans()),
         share_embeddings=False,
-        max_len=32,
+        max_positions=32,
     )
 
 

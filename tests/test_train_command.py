@@ -22,15 +22,16 @@ from helpers.checkpoints import load_checkpoint
 from helpers.model.transformer import Transformer
 from helpers.paths import ROOT
 from helpers.pipeline.decoding import translate
-from helpers.pipeline.training import collate, label_smoothing_loss, make_optimizer
+from helpers.pipeline.training import label_smoothing_loss, make_optimizer
 from helpers.runtime import seed_everything
+from helpers.text.vocab import collate
 from helpers.train.__main__ import main
 from helpers.train.ablations import run_ablations
 from helpers.train.checkpoints import list_checkpoints
 from helpers.train.config import TrainConfig, build_parser, parse_config
 from helpers.train.data import DataPosition, StepBatches, load_run_data, plan_batches
 from helpers.train.loop import build_model, clip_gradients, summary
-from helpers.train.real import load_run_model, translate_pieces
+from helpers.train.real import load_run_model
 from helpers.train.real import main as real_main
 
 TIMINGS = ("tokens_per_s", "seconds")  # the log's columns that depend on the machine
@@ -236,7 +237,9 @@ def test_averaging_gives_the_mean_of_the_last_n_and_a_loadable_model(uninterrupt
     assert not torch.equal(last[0]["output_projection.weight"], last[2]["output_projection.weight"])
     metadata = json.loads((output / "checkpoint.json").read_text())["metadata"]
     assert metadata["averaged_steps"] == [4, 6, 8]
-    (translation,) = translate(model, ["der mann trinkt ein bier"], src_vocab, tgt_vocab, max_len=8)
+    (translation,) = translate(
+        model, ["der mann trinkt ein bier"], src_vocab, tgt_vocab, max_new_tokens=8
+    )
     assert isinstance(translation, str)
     with pytest.raises(ValueError, match=r"last: expected at most 4, .* got 5"):
         main(["average", str(uninterrupted), "--last", "5"])
@@ -265,6 +268,10 @@ BAD_INPUT = {
     ),
     "resume without a run": (["--resume"], r"resume: expected a run folder with config.json"),
     "clip norm of zero": (["--clip-norm", "0"], r"clip_norm: expected a number in \(0, inf\)"),
+    "training pairs longer than the positional table": (
+        ["--max-positions", "64", "--max-example-len", "64"],
+        r"max_example_len: expected at most max_positions - 1 = 63 .*got 64",
+    ),
     "unknown embedding initialisation": (
         ["--embedding-init", "uniform"],
         r"embedding_init: expected one of xavier, normal, got 'uniform'",
@@ -317,6 +324,15 @@ def test_config_file_then_flags(tmp_path):
         parse_config(["--config", str(bad)])
 
 
+def test_the_length_filter_defaults_to_what_fits_the_positional_table(tmp_path):
+    assert TrainConfig(max_positions=64).example_len_limit == 63  # room for <s> or </s>
+    assert TrainConfig(max_positions=64, max_example_len=20).example_len_limit == 20
+    # A config file written before issue 25 renamed max_len to max_positions still reads.
+    old = tmp_path / "old.json"
+    old.write_text(json.dumps({"max_len": 128}))
+    assert parse_config(["--config", str(old)]).max_positions == 128
+
+
 def test_bf16_autocast_trains_on_the_cpu(tmp_path):
     main(
         [*TINY, "--steps", "2", "--tokens-per-batch", "300", "--precision", "bf16"]
@@ -341,7 +357,7 @@ def test_ablations_write_one_scored_row_per_table_3_change(tmp_path):
     assert json.loads(output.read_text()) == results
     base, learned = results["rows"]
     assert (base["row"], learned["row"]) == ("base", "E")
-    # The learned table adds max_len x d_model parameters to each stack.
+    # The learned table adds max_positions x d_model parameters to each stack.
     assert learned["parameters"] - base["parameters"] == 2 * 256 * 32
     assert "--positional learned" in learned["command"] and learned["seed"] == 0
     for row in (base, learned):
@@ -369,12 +385,12 @@ def test_a_run_on_the_real_dictionary_translates_and_is_scored(tmp_path, capsys)
             "--no-progress",
         ]
     )
-    model, tokenizer, vocab = load_run_model(list_checkpoints(output)[-1][1])
-    assert model.config.share_embeddings and len(vocab) == len(tokenizer.vocabulary) + 4
+    model, vocab = load_run_model(list_checkpoints(output)[-1][1])
+    assert model.config.share_embeddings and len(vocab) == len(vocab.tokenizer.vocabulary) + 4
     assert model.encoder.embedding.embedding.weight is model.output_projection.weight
     # N(0, d_model^-0.5), not Xavier (whose spread, about 0.08 here, shrinks with the vocabulary)
     assert 0.15 < model.output_projection.weight.std().item() < 0.2
-    (translation,) = translate_pieces(model, ["Ich weiß es nicht."], tokenizer, vocab)
+    (translation,) = translate(model, ["Ich weiß es nicht."], vocab, vocab)
     assert isinstance(translation, str)
     assert (
         real_main(

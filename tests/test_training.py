@@ -1,6 +1,7 @@
 """helpers.pipeline.training (notebook 11): batching, label smoothing, schedule, training loop."""
 
 import math
+import re
 import warnings
 
 import pytest
@@ -14,8 +15,6 @@ from helpers.pipeline.training import (
     History,
     SmoothedCrossEntropy,
     batches_forever,
-    collate,
-    encode_pairs,
     evaluate_loss,
     label_smoothing_loss,
     make_optimizer,
@@ -24,7 +23,7 @@ from helpers.pipeline.training import (
     train_model,
     warmup_lambda,
 )
-from helpers.text.vocab import Vocab
+from helpers.text.vocab import Vocab, collate, encode_pairs
 
 
 def random_examples(count: int, seed: int = 0, vocab_size: int = 20) -> list:
@@ -52,12 +51,12 @@ def padded_batch(seed: int = 0, vocab_size: int = 13):
 # ---------------------------------------------------------------- label smoothing
 
 
-@pytest.mark.parametrize("epsilon", [0.0, 0.1, 0.25])
-def test_label_smoothing_equals_cross_entropy(epsilon):
+@pytest.mark.parametrize("label_smoothing", [0.0, 0.1, 0.25])
+def test_label_smoothing_equals_cross_entropy(label_smoothing):
     logits, target = padded_batch()
-    ours = label_smoothing_loss(logits, target, epsilon, pad_id=0)
+    ours = label_smoothing_loss(logits, target, label_smoothing, pad_id=0)
     reference = F.cross_entropy(
-        logits.flatten(0, 1), target.flatten(), label_smoothing=epsilon, ignore_index=0
+        logits.flatten(0, 1), target.flatten(), label_smoothing=label_smoothing, ignore_index=0
     )
     torch.testing.assert_close(ours, reference, atol=1e-5, rtol=1e-6)
 
@@ -76,9 +75,9 @@ def test_label_smoothing_of_low_precision_logits_is_computed_in_float32(dtype):
     assert low.grad.dtype == dtype and low.grad[target != 0].abs().max() > 0
 
 
-@pytest.mark.parametrize("epsilon", [0.0, 0.1])
+@pytest.mark.parametrize("label_smoothing", [0.0, 0.1])
 @pytest.mark.parametrize("block_size", [LOSS_BLOCK_SIZE, 7 * 11 + 5])  # one block; 1 row and a bit
-def test_the_hand_written_backward_is_the_gradient_of_cross_entropy(epsilon, block_size):
+def test_the_hand_written_backward_is_the_gradient_of_cross_entropy(label_smoothing, block_size):
     import helpers.pipeline.training as training
 
     torch.manual_seed(0)
@@ -87,14 +86,14 @@ def test_the_hand_written_backward_is_the_gradient_of_cross_entropy(epsilon, blo
     target[1, 4:] = 0
     original, training.LOSS_BLOCK_SIZE = training.LOSS_BLOCK_SIZE, block_size
     try:
-        ours = label_smoothing_loss(logits, target, epsilon, pad_id=0)
+        ours = label_smoothing_loss(logits, target, label_smoothing, pad_id=0)
         (ours_grad,) = torch.autograd.grad(ours, logits)
-        per_row = lambda z: SmoothedCrossEntropy.apply(z, target.flatten(), epsilon)  # noqa: E731
+        per_row = lambda z: SmoothedCrossEntropy.apply(z, target.flatten(), label_smoothing)  # noqa: E731
         assert torch.autograd.gradcheck(per_row, (logits.detach().flatten(0, 1).requires_grad_(),))
     finally:
         training.LOSS_BLOCK_SIZE = original
     reference = F.cross_entropy(
-        logits.flatten(0, 1), target.flatten(), label_smoothing=epsilon, ignore_index=0
+        logits.flatten(0, 1), target.flatten(), label_smoothing=label_smoothing, ignore_index=0
     )
     (reference_grad,) = torch.autograd.grad(reference, logits)
     torch.testing.assert_close(ours, reference, atol=1e-12, rtol=1e-12)
@@ -143,15 +142,17 @@ def test_label_smoothing_has_gradient_and_uses_pad_id():
 
 def test_smoothed_targets_sum_to_one_with_gold_share():
     target = torch.tensor([0, 4, 3, 3, 2])
-    for vocab_size, epsilon in [(8, 0.1), (11, 0.3), (5, 0.0)]:
-        q = smoothed_targets(target, vocab_size, epsilon)
+    for vocab_size, label_smoothing in [(8, 0.1), (11, 0.3), (5, 0.0)]:
+        q = smoothed_targets(target, vocab_size, label_smoothing)
         assert q.shape == (5, vocab_size)
         torch.testing.assert_close(q.sum(dim=1), torch.ones(5))
         gold = q[torch.arange(5), target]
-        torch.testing.assert_close(gold, torch.full((5,), 1 - epsilon + epsilon / vocab_size))
+        torch.testing.assert_close(
+            gold, torch.full((5,), 1 - label_smoothing + label_smoothing / vocab_size)
+        )
         others = q.clone()
-        others[torch.arange(5), target] = epsilon / vocab_size
-        torch.testing.assert_close(others, torch.full_like(q, epsilon / vocab_size))
+        others[torch.arange(5), target] = label_smoothing / vocab_size
+        torch.testing.assert_close(others, torch.full_like(q, label_smoothing / vocab_size))
 
 
 def test_all_pad_target_raises():
@@ -160,12 +161,12 @@ def test_all_pad_target_raises():
         label_smoothing_loss(logits, torch.zeros(4, 7, dtype=torch.long), 0.1, pad_id=0)
 
 
-@pytest.mark.parametrize("epsilon", [-0.1, 1.0, 1.5, float("nan"), True])
-def test_bad_epsilon_raises_at_the_loss(epsilon):
+@pytest.mark.parametrize("label_smoothing", [-0.1, 1.0, 1.5, float("nan"), True])
+def test_bad_label_smoothing_raises_at_the_loss(label_smoothing):
     # smoothed_targets is the lesson's inner piece; the loss is the entry point that checks.
     logits, target = padded_batch()
-    with pytest.raises(ValueError, match="epsilon"):
-        label_smoothing_loss(logits, target, epsilon, pad_id=0)
+    with pytest.raises(ValueError, match="label_smoothing"):
+        label_smoothing_loss(logits, target, label_smoothing, pad_id=0)
 
 
 def test_mismatched_target_shape_raises():
@@ -197,7 +198,7 @@ def test_schedule_formula_both_sides():
 
 def test_adam_settings_and_lambdalr():
     model = torch.nn.Linear(3, 3)
-    optimizer, scheduler = make_optimizer(model, d_model=64, warmup_steps=10, factor=2.0)
+    optimizer, scheduler = make_optimizer(model, d_model=64, warmup_steps=10, lr_factor=2.0)
     assert isinstance(optimizer, torch.optim.Adam)
     assert isinstance(scheduler, torch.optim.lr_scheduler.LambdaLR)
     group = optimizer.param_groups[0]
@@ -219,7 +220,7 @@ def test_adam_settings_and_lambdalr():
     [
         (dict(d_model=64, warmup_steps=0), "warmup_steps"),
         (dict(d_model=0, warmup_steps=10), "d_model"),
-        (dict(d_model=64, warmup_steps=10, factor=0.0), "factor"),
+        (dict(d_model=64, warmup_steps=10, lr_factor=0.0), "lr_factor"),
     ],
 )
 def test_bad_schedule_arguments_raise(kwargs, name):
@@ -234,16 +235,16 @@ def example_length(example) -> int:
     return max(len(example[0]), len(example[1]))  # tgt_input and tgt_output: len(target) wide
 
 
-@pytest.mark.parametrize("max_tokens", [11, 37, 200])
-def test_batches_cover_each_example_once_within_budget(max_tokens):
+@pytest.mark.parametrize("tokens_per_batch", [11, 37, 200])
+def test_batches_cover_each_example_once_within_budget(tokens_per_batch):
     examples = random_examples(300)
-    batches = token_budget_batches(examples, max_tokens, seed=3)
+    batches = token_budget_batches(examples, tokens_per_batch, seed=3)
     assert sorted(i for batch in batches for i in batch) == list(range(len(examples)))
     for batch in batches:
         assert batch, "no empty batch"
-        assert len(batch) * max(example_length(examples[i]) for i in batch) <= max_tokens
+        assert len(batch) * max(example_length(examples[i]) for i in batch) <= tokens_per_batch
         src, tgt_input, tgt_output = collate(examples, batch, pad_id=0, bos_id=2)
-        assert max(src.numel(), tgt_input.numel(), tgt_output.numel()) <= max_tokens
+        assert max(src.numel(), tgt_input.numel(), tgt_output.numel()) <= tokens_per_batch
 
 
 def test_batches_group_similar_lengths():
@@ -262,22 +263,22 @@ def test_batches_deterministic_for_a_seed():
     assert sorted(map(tuple, other)) == sorted(map(tuple, first)), "same batches, other order"
 
 
-@pytest.mark.parametrize("max_tokens", [0, -5, 2.5, "100", True])
-def test_bad_max_tokens_raises(max_tokens):
-    with pytest.raises(ValueError, match="max_tokens"):
-        token_budget_batches(random_examples(10), max_tokens)
+@pytest.mark.parametrize("tokens_per_batch", [0, -5, 2.5, "100", True])
+def test_bad_max_tokens_raises(tokens_per_batch):
+    with pytest.raises(ValueError, match="tokens_per_batch"):
+        token_budget_batches(random_examples(10), tokens_per_batch)
 
 
 def test_max_tokens_smaller_than_an_example_raises():
     examples = [([5, 6, 7, 4], [8, 9, 3])]  # length 4: the source (the target tensors hold 3)
     assert token_budget_batches(examples, 4) == [[0]]
-    with pytest.raises(ValueError, match="max_tokens: 3 is smaller than example 0"):
+    with pytest.raises(ValueError, match="tokens_per_batch: 3 is smaller than example 0"):
         token_budget_batches(examples, 3)
     examples = [([5], [8, 9, 3])]  # length 3: tgt_input <s> 8 9 and tgt_output 8 9 </s>
     assert token_budget_batches(examples, 3) == [[0]]
     src, tgt_input, tgt_output = collate(examples, [0], pad_id=0, bos_id=2)
     assert tgt_input.shape == tgt_output.shape == (1, 3)
-    with pytest.raises(ValueError, match="max_tokens: 2 is smaller than example 0"):
+    with pytest.raises(ValueError, match="tokens_per_batch: 2 is smaller than example 0"):
         token_budget_batches(examples, 2)
 
 
@@ -324,7 +325,7 @@ def test_train_lowers_the_loss_without_warnings(capsys):
             valid_examples,
             bos_id=2,
             steps=60,
-            max_tokens=120,
+            tokens_per_batch=120,
             warmup_steps=10,
             lr_factor=0.2,  # peak 0.2 * 32^-0.5 * 10^-0.5 = 1.1e-2
             eval_every=25,
@@ -355,7 +356,7 @@ def test_train_calls_after_step_at_the_end_of_every_step_with_the_current_weight
         copy_task(20, seed=1),
         bos_id=2,
         steps=12,
-        max_tokens=120,
+        tokens_per_batch=120,
         warmup_steps=4,
         eval_every=5,
         progress=False,
@@ -372,7 +373,7 @@ def test_evaluate_loss_restores_mode_and_is_token_weighted():
     model = tiny_model()
     examples = copy_task(30, seed=2)
     model.train()
-    value = evaluate_loss(model, examples, bos_id=2, max_tokens=1000)
+    value = evaluate_loss(model, examples, bos_id=2, tokens_per_batch=1000)
     assert model.training
     model.eval()
     src, tgt_input, tgt_output = collate(examples, list(range(30)), pad_id=0, bos_id=2)
@@ -386,7 +387,7 @@ def test_evaluate_loss_restores_mode_and_is_token_weighted():
 def test_train_clips_like_clip_grad_norm():
     # train_model() against a hand-written loop that uses torch.nn.utils.clip_grad_norm_.
     train_examples, valid_examples = copy_task(200, seed=3), copy_task(20, seed=4)
-    settings = dict(max_tokens=120, warmup_steps=4, lr_factor=0.2)
+    settings = dict(tokens_per_batch=120, warmup_steps=4, lr_factor=0.2)
     model = tiny_model(seed=5)
     history = train_model(
         model,
@@ -403,7 +404,7 @@ def test_train_clips_like_clip_grad_norm():
     optimizer, scheduler = make_optimizer(
         by_hand, 32, settings["warmup_steps"], settings["lr_factor"]
     )
-    batches = batches_forever(train_examples, settings["max_tokens"], seed=0)
+    batches = batches_forever(train_examples, settings["tokens_per_batch"], seed=0)
     norms = []
     by_hand.train()
     for _ in range(6):
@@ -433,7 +434,7 @@ def test_train_without_clip_norm_records_the_norm_and_does_not_clip():
             valid_examples,
             2,
             steps=4,
-            max_tokens=120,
+            tokens_per_batch=120,
             warmup_steps=4,
             progress=False,
             clip_norm=clip_norm,
@@ -454,7 +455,7 @@ def test_train_without_clip_norm_records_the_norm_and_does_not_clip():
     ],
 )
 def test_train_bad_arguments_raise(kwargs, name):
-    arguments = {"steps": 1, "max_tokens": 50, "warmup_steps": 2} | kwargs
+    arguments = {"steps": 1, "tokens_per_batch": 50, "warmup_steps": 2} | kwargs
     with pytest.raises(ValueError, match=name):
         train_model(tiny_model(), copy_task(10, 0), copy_task(5, 1), 2, **arguments)
 
@@ -472,16 +473,18 @@ def perplexity(logits, target, pad_id, reduction="mean"):
     return losses.exp()
 
 
-def smooth(target, vocab_size, epsilon):
-    return (1 - epsilon) * F.one_hot(target, vocab_size).float() + epsilon / vocab_size
+def smooth(target, vocab_size, label_smoothing):
+    return (1 - label_smoothing) * F.one_hot(
+        target, vocab_size
+    ).float() + label_smoothing / vocab_size
 
 
-def two_term(logits, target, epsilon, pad_id, reduce=True):
+def two_term(logits, target, label_smoothing, pad_id, reduce=True):
     logits, target = logits.reshape(-1, logits.shape[-1]), target.reshape(-1)
     keep = target != pad_id
     log_probs = F.log_softmax(logits[keep], dim=-1)
     nll = -log_probs.gather(1, target[keep][:, None]).squeeze(1)
-    losses = (1 - epsilon) * nll - epsilon * log_probs.mean(dim=-1)
+    losses = (1 - label_smoothing) * nll - label_smoothing * log_probs.mean(dim=-1)
     return losses.mean() if reduce else losses
 
 
@@ -564,20 +567,15 @@ def test_exercise_checks(check, solution, wrong, verdicts):
 # ---------------------------------------------------------------- what mutation testing found untested
 
 
-def test_label_smoothing_error_messages_in_full():
+def test_label_smoothing_errors_name_the_argument_and_what_came():
     logits, target = padded_batch()
-    with pytest.raises(ValueError) as error:
+    with pytest.raises(ValueError, match=r"^target: .*\(4, 7\).*got \(4, 6\)$"):
         label_smoothing_loss(logits, target[:, :-1], 0.1, pad_id=0)
-    assert str(error.value) == (
-        "target: expected shape (4, 7) (the logits without the vocabulary dimension), got (4, 6)"
-    )
-    for epsilon in (1.0, 1.5):
-        with pytest.raises(ValueError) as error:
-            label_smoothing_loss(logits, target, epsilon, pad_id=0)
-        assert str(error.value) == f"epsilon: expected a number in [0.0, 1.0), got {epsilon!r}"
-    with pytest.raises(ValueError) as error:
+    for label_smoothing in (1.0, 1.5):
+        with pytest.raises(ValueError, match=rf"^label_smoothing: .*got {label_smoothing!r}$"):
+            label_smoothing_loss(logits, target, label_smoothing, pad_id=0)
+    with pytest.raises(ValueError, match=r"^target: .*padding"):
         label_smoothing_loss(logits, torch.zeros(4, 7, dtype=torch.long), 0.1, pad_id=0)
-    assert str(error.value) == "target: every position is padding, there is nothing to learn from"
 
 
 def test_smoothing_follows_the_device_of_the_ids():
@@ -593,15 +591,14 @@ def test_the_smallest_warmup_and_the_errors_name_the_argument():
         ({"d_model": 64, "warmup_steps": 0}, "warmup_steps"),
         ({"d_model": 64, "warmup_steps": 2.0}, "warmup_steps"),
     ):
-        with pytest.raises(ValueError) as error:
+        value = re.escape(repr(kwargs[name]))
+        with pytest.raises(ValueError, match=rf"^{name}: .*got {value}$"):
             warmup_lambda(**kwargs)
-        value = next(iter(v for k, v in kwargs.items() if k == name))
-        assert str(error.value) == f"{name}: expected a positive int, got {value!r}"
 
 
 def test_batches_forever_reshuffles_every_epoch_from_its_seed():
     examples = random_examples(40, seed=2)
-    stream = batches_forever(examples, max_tokens=30, seed=5)
+    stream = batches_forever(examples, tokens_per_batch=30, seed=5)
     first = token_budget_batches(examples, 30, shuffle=True, seed=5)
     second = token_budget_batches(examples, 30, shuffle=True, seed=6)
     third = token_budget_batches(examples, 30, shuffle=True, seed=7)
@@ -614,7 +611,13 @@ def test_train_model_by_default_follows_the_paper_s_rate_validates_every_100_ste
     capsys,
 ):
     history = train_model(
-        tiny_model(), copy_task(10, 0), copy_task(5, 1), 2, steps=150, max_tokens=50, warmup_steps=4
+        tiny_model(),
+        copy_task(10, 0),
+        copy_task(5, 1),
+        2,
+        steps=150,
+        tokens_per_batch=50,
+        warmup_steps=4,
     )
     rate = warmup_lambda(32, 4)  # lr_factor 1: the paper's schedule itself
     assert history.learning_rate[:6] == pytest.approx([rate(i) for i in range(6)])
@@ -627,7 +630,7 @@ def test_train_model_by_default_follows_the_paper_s_rate_validates_every_100_ste
     "kwargs, name, value", [({"steps": 0}, "steps", 0), ({"eval_every": True}, "eval_every", True)]
 )
 def test_train_model_names_a_bad_argument(kwargs, name, value):
-    arguments = {"steps": 1, "max_tokens": 50, "warmup_steps": 2} | kwargs
+    arguments = {"steps": 1, "tokens_per_batch": 50, "warmup_steps": 2} | kwargs
     with pytest.raises(ValueError) as error:
         train_model(tiny_model(), copy_task(10, 0), copy_task(5, 1), 2, **arguments)
     assert str(error.value).startswith(f"{name}: expected a positive int")
@@ -640,7 +643,7 @@ def test_token_budget_batches_fill_the_budget_exactly_and_never_return_an_empty_
     assert token_budget_batches([([4], [])], 1, shuffle=False) == [[0]]  # the smallest budget
     with pytest.raises(ValueError) as error:
         token_budget_batches(examples, True)
-    assert str(error.value).startswith("max_tokens: expected a positive int")
+    assert str(error.value).startswith("tokens_per_batch: expected a positive int")
 
 
 def test_token_budget_batches_and_make_optimizer_defaults_are_seed_0_and_the_paper_s_rate():
@@ -661,7 +664,7 @@ def test_collate_pads_with_the_given_pad_id():
 
 def test_train_model_prints_each_validation_loss_with_progress(capsys):
     model = tiny_model()
-    arguments = {"steps": 4, "max_tokens": 60, "warmup_steps": 2, "eval_every": 2}
+    arguments = {"steps": 4, "tokens_per_batch": 60, "warmup_steps": 2, "eval_every": 2}
     history = train_model(model, copy_task(20, 0), copy_task(5, 1), 2, **arguments)
     printed = capsys.readouterr()
     assert printed.err == ""

@@ -8,7 +8,18 @@ from helpers.exercises.notebook_01 import (
     check_padding_fraction,
     check_shift_right,
 )
-from helpers.text.vocab import BOS, EOS, PAD, SPECIAL_TOKENS, UNK, Vocab, make_batch, pad_sequences
+from helpers.text.vocab import (
+    BOS,
+    EOS,
+    PAD,
+    SPECIAL_TOKENS,
+    UNK,
+    Vocab,
+    collate,
+    encode_pairs,
+    make_batch,
+    pad_sequences,
+)
 
 PAIRS = [
     ("ich mochte ein bier", "i want a beer"),
@@ -109,6 +120,24 @@ def test_make_batch_shifts_the_target_right(vocabs):
     for row, (source, target) in enumerate(PAIRS):
         assert src_vocab.decode(src[row]) == source
         assert tgt_vocab.decode(tgt_input[row]) == target == tgt_vocab.decode(tgt_output[row])
+
+
+def test_the_lessons_batch_and_the_training_batch_are_one_path(vocabs):
+    # One convention (issue 25): examples keep the target's </s>; collate moves it out of the
+    # decoder input. make_batch (notebook 01) is encode_pairs + collate, as training batches are.
+    src_vocab, tgt_vocab = vocabs
+    examples = encode_pairs(PAIRS, src_vocab, tgt_vocab)
+    assert all(target[-1] == tgt_vocab.eos_id for _, target in examples)
+    assert all(tgt_vocab.eos_id not in source for source, _ in examples)
+    batch = collate(examples, range(len(PAIRS)), tgt_vocab.pad_id, tgt_vocab.bos_id)
+    for ours, theirs in zip(make_batch(PAIRS, src_vocab, tgt_vocab), batch, strict=True):
+        assert torch.equal(ours, theirs)
+    # Any subset, in any order: the rows of those examples.
+    src, tgt_input, tgt_output = collate(examples, [2, 0], tgt_vocab.pad_id, tgt_vocab.bos_id)
+    assert (
+        src_vocab.decode(src[0]) == PAIRS[2][0] and tgt_vocab.decode(tgt_output[1]) == PAIRS[0][1]
+    )
+    assert tgt_input[:, 0].tolist() == [tgt_vocab.bos_id] * 2
 
 
 # Exercise checks: the solution passes; the stub, a crash and wrong answers get a ✗ that says why.

@@ -88,16 +88,16 @@ def check_embed_with_positions(
 ) -> None:
     """embed_with_positions(ids, weight, table) must equal PositionalEncoding(TokenEmbedding(ids))."""
     generator = torch.Generator().manual_seed(2)
-    vocab_size, d_model, max_len = 11, 16, 12
+    vocab_size, d_model, max_positions = 11, 16, 12
     token_embedding = TokenEmbedding(vocab_size, d_model)
     with torch.no_grad():
         token_embedding.embedding.weight.copy_(
             torch.randn(vocab_size, d_model, generator=generator) * d_model**-0.5
         )
-    positional_encoding = PositionalEncoding(d_model, max_len=max_len).eval()
+    positional_encoding = PositionalEncoding(d_model, max_positions=max_positions).eval()
     ids = torch.randint(0, vocab_size, (3, 7), generator=generator)
     weight = token_embedding.embedding.weight.detach().clone()
-    table = sinusoidal_table(max_len, d_model)
+    table = sinusoidal_table(max_positions, d_model)
     with torch.no_grad():
         expected = positional_encoding(token_embedding(ids)).double()
 

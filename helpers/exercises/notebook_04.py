@@ -24,31 +24,31 @@ def _shape_and_dtype_problem(
     return None
 
 
-# (lengths, max_len): a padded batch, a batch of one without padding, an empty sentence.
+# (lengths, seq_len): a padded batch, a batch of one without padding, an empty sentence.
 PADDING_CASES = [([5, 2, 3], 6), ([4], 4), ([0, 1], 3)]
 
 
 def check_padding_mask_from_lengths(padding_mask_from_lengths: Callable) -> None:
-    """padding_mask_from_lengths(lengths, max_len) -> (batch, 1, 1, max_len), True where j < length."""
-    for lengths_list, max_len in PADDING_CASES:
+    """padding_mask_from_lengths(lengths, seq_len) -> (batch, 1, 1, seq_len), True where j < length."""
+    for lengths_list, seq_len in PADDING_CASES:
         lengths, batch = torch.tensor(lengths_list), len(lengths_list)
-        result, problem = call_solution(padding_mask_from_lengths, lengths.clone(), max_len)
+        result, problem = call_solution(padding_mask_from_lengths, lengths.clone(), seq_len)
         if (
             problem is None
             and isinstance(result, torch.Tensor)
-            and result.shape == (batch, max_len)
+            and result.shape == (batch, seq_len)
         ):
             problem = tr(
-                "add the axes for heads and queries: shape (batch, 1, 1, max_len), e.g. [:, None, None, :]"
+                "add the axes for heads and queries: shape (batch, 1, 1, seq_len), e.g. [:, None, None, :]"
             )
         if problem is None:
             problem = _shape_and_dtype_problem(
-                result, (batch, 1, 1, max_len), torch.bool, "(batch, 1, 1, max_len)"
+                result, (batch, 1, 1, seq_len), torch.bool, "(batch, 1, 1, seq_len)"
             )
         if problem is not None:
             return failed(problem)
         result = on_cpu(result)
-        expected = (torch.arange(max_len)[None, :] < lengths[:, None])[:, None, None, :]
+        expected = (torch.arange(seq_len)[None, :] < lengths[:, None])[:, None, None, :]
         if torch.equal(result, expected):
             continue
         if torch.equal(result, ~expected):
@@ -56,7 +56,7 @@ def check_padding_mask_from_lengths(padding_mask_from_lengths: Callable) -> None
                 "inverted: True must mark the real positions (True = may attend), False the padding"
             )
         elif torch.equal(
-            result, (torch.arange(max_len)[None, :] <= lengths[:, None])[:, None, None, :]
+            result, (torch.arange(seq_len)[None, :] <= lengths[:, None])[:, None, None, :]
         ):
             failure = tr(
                 "off by one: a sentence of length 2 has real positions 0 and 1, so use <, not <="
@@ -64,11 +64,11 @@ def check_padding_mask_from_lengths(padding_mask_from_lengths: Callable) -> None
         else:
             row = next(r for r in range(batch) if not torch.equal(result[r], expected[r]))
             failure = tr(
-                "for lengths {lengths} and max_len={max_len}, row {row} should be {expected}, "
+                "for lengths {lengths} and seq_len={seq_len}, row {row} should be {expected}, "
                 "got {got}"
             ).format(
                 lengths=lengths_list,
-                max_len=max_len,
+                seq_len=seq_len,
                 row=row,
                 expected=expected[row, 0, 0].tolist(),
                 got=result[row, 0, 0].tolist(),

@@ -88,7 +88,7 @@ def check_encoder_parameter_count(encoder_parameter_count: Callable) -> None:
                     d_ff,
                     n_layers,
                     norm_first=norm_first,
-                    max_len=1,
+                    max_positions=1,
                 )
             )
             result, problem = call_solution(encoder_parameter_count, *sizes)

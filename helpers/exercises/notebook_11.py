@@ -133,21 +133,21 @@ def check_perplexity(function: Callable[[torch.Tensor, torch.Tensor, int], float
 
 
 def check_smoothed_targets(function: Callable[[torch.Tensor, int, float], torch.Tensor]) -> None:
-    """Exercise 3: smooth(target, vocab_size, epsilon) -> (n, vocab_size) distributions."""
+    """Exercise 3: smooth(target, vocab_size, label_smoothing) -> (n, vocab_size) distributions."""
     cases = [
         (torch.tensor([4, 5, 6, 7, 3]), 8, 0.1),
         (torch.tensor([0, 9, 2]), 10, 0.2),
         (torch.tensor([1, 1]), 5, 0.0),
     ]
-    for target, vocab_size, epsilon in cases:
-        expected = smoothed_targets(target, vocab_size, epsilon)
-        result, problem = call_solution(function, target.clone(), vocab_size, epsilon)
+    for target, vocab_size, label_smoothing in cases:
+        expected = smoothed_targets(target, vocab_size, label_smoothing)
+        result, problem = call_solution(function, target.clone(), vocab_size, label_smoothing)
         if problem is not None:
             return failed(problem)
         if not isinstance(result, torch.Tensor):
             return failed(tr("expected a tensor, got {type}").format(type=type(result).__name__))
-        where = tr("targets {targets}, V = {vocab_size}, ε = {epsilon}").format(
-            targets=target.tolist(), vocab_size=vocab_size, epsilon=epsilon
+        where = tr("targets {targets}, V = {vocab_size}, ε = {label_smoothing}").format(
+            targets=target.tolist(), vocab_size=vocab_size, label_smoothing=label_smoothing
         )
         if tuple(result.shape) != tuple(expected.shape):
             return failed(
@@ -162,9 +162,9 @@ def check_smoothed_targets(function: Callable[[torch.Tensor, int, float], torch.
         gold = result[rows, target]
         if not torch.allclose(result.sum(dim=1), torch.ones(len(target), dtype=torch.double)):
             hint = tr("each row should sum to 1")
-            if torch.allclose(gold, torch.full_like(gold, 1 - epsilon)):
+            if torch.allclose(gold, torch.full_like(gold, 1 - label_smoothing)):
                 hint += tr(": the gold id keeps its own share ε/V too, 1 - ε + ε/V")
-        elif torch.allclose(gold, torch.full_like(gold, 1 - epsilon)):
+        elif torch.allclose(gold, torch.full_like(gold, 1 - label_smoothing)):
             hint = tr(
                 "this spreads ε over the V - 1 wrong words only; here (and in PyTorch) ε is "
                 "spread over all V words, so the gold id gets 1 - ε + ε/V"
@@ -186,11 +186,13 @@ def check_two_term_smoothing_loss(
     target = torch.randint(4, 17, (3, 6), generator=generator)
     target[1, 4:] = 0
     target[2, 2:] = 0
-    for epsilon in (0.1, 0.0, 0.3):
+    for label_smoothing in (0.1, 0.0, 0.3):
         expected = F.cross_entropy(
-            logits.flatten(0, 1), target.flatten(), label_smoothing=epsilon, ignore_index=0
+            logits.flatten(0, 1), target.flatten(), label_smoothing=label_smoothing, ignore_index=0
         )
-        result, problem = call_solution(function, logits.clone(), target.clone(), epsilon, 0)
+        result, problem = call_solution(
+            function, logits.clone(), target.clone(), label_smoothing, 0
+        )
         if problem is not None:
             return failed(problem)
         value = as_number(result)
@@ -204,7 +206,9 @@ def check_two_term_smoothing_loss(
             )
         if math.isclose(value, expected.item(), rel_tol=1e-5, abs_tol=1e-6):
             continue
-        with_pads = F.cross_entropy(logits.flatten(0, 1), target.flatten(), label_smoothing=epsilon)
+        with_pads = F.cross_entropy(
+            logits.flatten(0, 1), target.flatten(), label_smoothing=label_smoothing
+        )
         if math.isclose(value, with_pads.item(), rel_tol=1e-5):
             hint = tr(
                 "the pad positions are counted: keep only the positions where target != pad_id"
@@ -213,9 +217,11 @@ def check_two_term_smoothing_loss(
             hint = tr("check both terms: (1 - ε) times -log p(y), plus ε times the mean of -log p")
         return failed(
             tr(
-                "ε = {epsilon}: expected {expected:.5f} (F.cross_entropy with "
+                "ε = {label_smoothing}: expected {expected:.5f} (F.cross_entropy with "
                 "label_smoothing and ignore_index), got {value:.5f} ({hint})"
-            ).format(epsilon=epsilon, expected=expected.item(), value=value, hint=hint)
+            ).format(
+                label_smoothing=label_smoothing, expected=expected.item(), value=value, hint=hint
+            )
         )
     return passed(
         tr(

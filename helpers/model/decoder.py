@@ -52,11 +52,11 @@ class Decoder(nn.Module):
 
     def __init__(
         self, vocab_size, d_model, n_heads, d_ff, n_layers, dropout=0.0, d_k=None, d_v=None,
-        norm_first=False, max_len=5000,
+        norm_first=False, max_positions=5000,
     ):  # fmt: skip
         super().__init__()
         self.embedding = TokenEmbedding(vocab_size, d_model)
-        self.positional_encoding = PositionalEncoding(d_model, max_len, dropout)
+        self.positional_encoding = PositionalEncoding(d_model, max_positions, dropout)
         self.layers = nn.ModuleList(
             DecoderLayer(d_model, n_heads, d_ff, dropout, d_k, d_v, norm_first)
             for _ in range(n_layers)

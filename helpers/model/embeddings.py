@@ -24,18 +24,20 @@ class TokenEmbedding(nn.Module):
         return self.embedding(ids) * math.sqrt(self.d_model)
 
 
-def sinusoidal_table(max_len: int, d_model: int) -> torch.Tensor:
+def sinusoidal_table(max_positions: int, d_model: int) -> torch.Tensor:
     """PE[pos, 2i] = sin(pos / 10000^(2i/d_model)), PE[pos, 2i+1] = cos(same angle).
 
-    Returns (max_len, d_model). An odd d_model gets one more sine column than cosine columns.
+    Returns (max_positions, d_model). An odd d_model gets one more sine column than cosine columns.
     """
-    check_positive_int("max_len", max_len)
+    check_positive_int("max_positions", max_positions)
     check_positive_int("d_model", d_model)
-    position = torch.arange(max_len, dtype=torch.float32).unsqueeze(1)
+    position = torch.arange(max_positions, dtype=torch.float32).unsqueeze(1)
     # 1 / 10000^(2i/d_model) written as exp(-2i * ln(10000) / d_model)
     two_i = torch.arange(0, d_model, 2, dtype=torch.float32)
-    angles = position * torch.exp(two_i * (-math.log(10000.0) / d_model))  # (max_len, ceil(d/2))
-    table = torch.zeros(max_len, d_model)
+    angles = position * torch.exp(
+        two_i * (-math.log(10000.0) / d_model)
+    )  # (max_positions, ceil(d/2))
+    table = torch.zeros(max_positions, d_model)
     table[:, 0::2] = torch.sin(angles)
     table[:, 1::2] = torch.cos(angles[:, : d_model // 2])  # an odd d_model has one cos fewer
     return table
@@ -49,20 +51,26 @@ class PositionalEncoding(nn.Module):
     parameter instead (Table 3, row (E); see the deep dive "Learned positional embeddings").
     """
 
-    def __init__(self, d_model: int, max_len: int = 5000, dropout: float = 0.0, learned=False):
+    def __init__(
+        self, d_model: int, max_positions: int = 5000, dropout: float = 0.0, learned=False
+    ):
         super().__init__()
         if learned:
-            self.table = nn.Parameter(nn.init.xavier_uniform_(torch.empty(max_len, d_model)))
+            self.table = nn.Parameter(nn.init.xavier_uniform_(torch.empty(max_positions, d_model)))
         else:
-            self.register_buffer("table", sinusoidal_table(max_len, d_model), persistent=False)
+            self.register_buffer(
+                "table", sinusoidal_table(max_positions, d_model), persistent=False
+            )
         self.dropout = nn.Dropout(dropout)
 
     @property
-    def max_len(self) -> int:
+    def max_positions(self) -> int:
         return self.table.shape[0]
 
     def forward(self, x: torch.Tensor, start: int = 0) -> torch.Tensor:
         """x: (batch, seq_len, d_model) -> same shape; positions start at ``start``."""
         assert x.dim() == 3 and x.shape[-1] == self.table.shape[1], "x: expected embeddings"
-        assert start >= 0 and start + x.shape[1] <= self.max_len, "positions go past max_len"
+        assert start >= 0 and start + x.shape[1] <= self.max_positions, (
+            "positions go past max_positions"
+        )
         return self.dropout(x + self.table[start : start + x.shape[1]].to(x.dtype))

@@ -44,15 +44,15 @@ class Encoder(nn.Module):
     """Token ids in, one d_model vector per source position out (the "memory"), paper §3.1.
 
     Embedding x sqrt(d_model) + positional encoding, dropout, n_layers EncoderLayers, and in
-    Pre-LN (norm_first=True) a final LayerNorm. max_len: the longest sequence it can encode.
+    Pre-LN (norm_first=True) a final LayerNorm. max_positions: the longest sequence it can encode.
     """
 
     def __init__(self, vocab_size: int, d_model: int, n_heads: int, d_ff: int, n_layers: int,
                  dropout: float = 0.0, d_k: int | None = None, d_v: int | None = None,
-                 norm_first: bool = False, max_len: int = 5000):  # fmt: skip
+                 norm_first: bool = False, max_positions: int = 5000):  # fmt: skip
         super().__init__()
         self.embedding = TokenEmbedding(vocab_size, d_model)
-        self.positional_encoding = PositionalEncoding(d_model, max_len, dropout)
+        self.positional_encoding = PositionalEncoding(d_model, max_positions, dropout)
         self.layers = nn.ModuleList(
             EncoderLayer(d_model, n_heads, d_ff, dropout, d_k, d_v, norm_first)
             for _ in range(n_layers)

@@ -8,7 +8,9 @@ import torch
 from torch import nn
 
 from helpers.checks import check_model, check_reference_config
+from helpers.model.decoder import DecoderLayer
 from helpers.model.embeddings import sinusoidal_table
+from helpers.model.encoder import EncoderLayer
 from helpers.model.multi_head_attention import MultiHeadAttention
 from helpers.model.transformer import Transformer, TransformerConfig
 
@@ -24,7 +26,9 @@ class TorchReferenceTransformer(nn.Module):
         self.src_embedding = nn.Embedding(config.src_vocab_size, config.d_model)
         self.tgt_embedding = nn.Embedding(config.tgt_vocab_size, config.d_model)
         self.register_buffer(
-            "positional_table", sinusoidal_table(config.max_len, config.d_model), persistent=False
+            "positional_table",
+            sinusoidal_table(config.max_positions, config.d_model),
+            persistent=False,
         )
         self.embedding_dropout = nn.Dropout(config.dropout)
         layer_sizes = dict(
@@ -89,6 +93,28 @@ def _copy_module(target: nn.Module, source: nn.Module) -> None:
 
 
 @torch.no_grad()
+def copy_encoder_layer(theirs: nn.TransformerEncoderLayer, ours: EncoderLayer) -> None:
+    """Our encoder layer's weights into PyTorch's, one parameter for one."""
+    _copy_attention(theirs.self_attn, ours.self_attention)
+    _copy_module(theirs.norm1, ours.self_attention_residual.norm)
+    _copy_module(theirs.linear1, ours.feed_forward.linear1)
+    _copy_module(theirs.linear2, ours.feed_forward.linear2)
+    _copy_module(theirs.norm2, ours.feed_forward_residual.norm)
+
+
+@torch.no_grad()
+def copy_decoder_layer(theirs: nn.TransformerDecoderLayer, ours: DecoderLayer) -> None:
+    """Our decoder layer's weights into PyTorch's, one parameter for one."""
+    _copy_attention(theirs.self_attn, ours.self_attention)
+    _copy_module(theirs.norm1, ours.self_attention_residual.norm)
+    _copy_attention(theirs.multihead_attn, ours.cross_attention)
+    _copy_module(theirs.norm2, ours.cross_attention_residual.norm)
+    _copy_module(theirs.linear1, ours.feed_forward.linear1)
+    _copy_module(theirs.linear2, ours.feed_forward.linear2)
+    _copy_module(theirs.norm3, ours.feed_forward_residual.norm)
+
+
+@torch.no_grad()
 def to_torch_reference(model: Transformer) -> TorchReferenceTransformer:
     """A TorchReferenceTransformer with ``model``'s weights, dropout, device, dtype and mode."""
     check_model(model)
@@ -97,19 +123,9 @@ def to_torch_reference(model: Transformer) -> TorchReferenceTransformer:
     reference.tgt_embedding.weight.copy_(model.decoder.embedding.embedding.weight)
     reference.output_projection.weight.copy_(model.output_projection.weight)
     for ours, theirs in zip(model.encoder.layers, reference.encoder.layers, strict=True):
-        _copy_attention(theirs.self_attn, ours.self_attention)
-        _copy_module(theirs.norm1, ours.self_attention_residual.norm)
-        _copy_module(theirs.linear1, ours.feed_forward.linear1)
-        _copy_module(theirs.linear2, ours.feed_forward.linear2)
-        _copy_module(theirs.norm2, ours.feed_forward_residual.norm)
+        copy_encoder_layer(theirs, ours)
     for ours, theirs in zip(model.decoder.layers, reference.decoder.layers, strict=True):
-        _copy_attention(theirs.self_attn, ours.self_attention)
-        _copy_module(theirs.norm1, ours.self_attention_residual.norm)
-        _copy_attention(theirs.multihead_attn, ours.cross_attention)
-        _copy_module(theirs.norm2, ours.cross_attention_residual.norm)
-        _copy_module(theirs.linear1, ours.feed_forward.linear1)
-        _copy_module(theirs.linear2, ours.feed_forward.linear2)
-        _copy_module(theirs.norm3, ours.feed_forward_residual.norm)
+        copy_decoder_layer(theirs, ours)
     if model.config.norm_first:
         _copy_module(reference.encoder.norm, model.encoder.final_norm)
         _copy_module(reference.decoder.norm, model.decoder.final_norm)

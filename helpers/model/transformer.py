@@ -29,7 +29,7 @@ from helpers.model.multi_head_attention import xavier_init_
 class TransformerConfig:
     """Sizes of a Transformer; the defaults are the paper's base model (Table 3, row "base").
     d_k, d_v: d_model // n_heads when None. share_embeddings, tie_output_projection: section 4.
-    max_len: the positional table's length. positional: "sinusoidal" or "learned" (row (E))."""
+    max_positions: the positional table's length. positional: "sinusoidal" or "learned" (row (E))."""
 
     src_vocab_size: int
     tgt_vocab_size: int
@@ -43,13 +43,20 @@ class TransformerConfig:
     norm_first: bool = False
     share_embeddings: bool = False
     tie_output_projection: bool = False
-    max_len: int = 5000
+    max_positions: int = 5000
     pad_id: int = 0
     positional: str = "sinusoidal"
 
     def validate(self) -> None:
         """Raise ValueError naming the first field that cannot make a model."""
-        for name in ("src_vocab_size", "tgt_vocab_size", "d_model", "d_ff", "n_layers", "max_len"):
+        for name in (
+            "src_vocab_size",
+            "tgt_vocab_size",
+            "d_model",
+            "d_ff",
+            "n_layers",
+            "max_positions",
+        ):
             check_positive_int(name, getattr(self, name))
         check_heads(self.d_model, self.n_heads, self.d_k, self.d_v)
         check_probability("dropout", self.dropout)
@@ -69,7 +76,7 @@ class Transformer(nn.Module):
         config.validate()
         self.config = config
         names = ("d_model", "n_heads", "d_ff", "n_layers", "dropout", "d_k", "d_v", "norm_first")
-        sizes = {name: getattr(config, name) for name in (*names, "max_len")}
+        sizes = {name: getattr(config, name) for name in (*names, "max_positions")}
         self.encoder = Encoder(config.src_vocab_size, **sizes)
         self.decoder = Decoder(config.tgt_vocab_size, **sizes)
         if config.positional == "learned":  # Table 3, row (E): section 6
@@ -86,7 +93,9 @@ class Transformer(nn.Module):
     def encode(self, src: torch.Tensor, need_weights: bool = False):
         """src: (batch, src_len) -> memory (batch, src_len, d_model), per-layer weights or None."""
         config = self.config
-        check_token_ids("src", src, vocab_size=config.src_vocab_size, max_len=config.max_len)
+        check_token_ids(
+            "src", src, vocab_size=config.src_vocab_size, max_positions=config.max_positions
+        )
         return self.encoder(src, padding_mask(src, config.pad_id), need_weights)
 
     def decode(self, tgt, memory, src, need_weights=False, cache=None, start=0):
@@ -131,9 +140,9 @@ def forward_with_weights(self, src: torch.Tensor, tgt: torch.Tensor):
 
 @add_to_class(Transformer)
 def use_learned_positions(self) -> None:
-    """Row (E): a trained (max_len, d_model) table in each stack instead of the sinusoids."""
+    """Row (E): a trained (max_positions, d_model) table in each stack instead of the sinusoids."""
     config = self.config
     for stack in (self.encoder, self.decoder):
         stack.positional_encoding = PositionalEncoding(
-            config.d_model, config.max_len, config.dropout, learned=True
+            config.d_model, config.max_positions, config.dropout, learned=True
         )

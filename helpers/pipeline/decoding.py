@@ -5,6 +5,7 @@
 import re
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from typing import Protocol
 
 import torch
 import torch.nn.functional as F
@@ -18,7 +19,7 @@ from helpers.checks import (
     warn_unknown_words,
 )
 from helpers.model.transformer import Transformer
-from helpers.text.vocab import BOS, EOS, SPECIAL_TOKENS, Vocab, pad_sequences
+from helpers.text.vocab import BOS, EOS, SPECIAL_TOKENS, pad_sequences
 
 # The ids of <s> and </s> in every vocabulary of the series (notebook 01 puts the specials first).
 BOS_ID, EOS_ID = SPECIAL_TOKENS.index(BOS), SPECIAL_TOKENS.index(EOS)
@@ -34,25 +35,26 @@ def forbid_special_tokens(logits: torch.Tensor, pad_id: int, bos_id: int) -> tor
 
 
 def output_limits(
-    model: Transformer, src: torch.Tensor, max_len: int | None, max_extra_len: int
+    model: Transformer, src: torch.Tensor, max_new_tokens: int | None, max_extra_len: int
 ) -> torch.Tensor:
-    """The most tokens each row may write, (batch,): max_len when given, else the paper's rule,
-    source length (padding excluded) + max_extra_len, at most the model's max_len."""
-    if max_len is not None:
-        return torch.full((src.shape[0],), max_len, device=src.device)
+    """The most tokens each row may write, </s> included, (batch,): max_new_tokens when given,
+    else the paper's rule, source length (padding excluded) + max_extra_len, at most the model's
+    max_positions."""
+    if max_new_tokens is not None:
+        return torch.full((src.shape[0],), max_new_tokens, device=src.device)
     lengths = (src != model.config.pad_id).sum(dim=1)
-    return (lengths + max_extra_len).clamp(1, model.config.max_len)
+    return (lengths + max_extra_len).clamp(1, model.config.max_positions)
 
 
 @torch.no_grad()
 def greedy_decode(
-    model: Transformer, src: torch.Tensor, *, max_len=None, max_extra_len=MAX_EXTRA_LEN,
+    model: Transformer, src: torch.Tensor, *, max_new_tokens=None, max_extra_len=MAX_EXTRA_LEN,
     use_cache=True, bos_id=BOS_ID, eos_id=EOS_ID,
 ) -> torch.Tensor:  # fmt: skip
     """The most likely next token, step by step, for a batch src: (batch, src_len). Returns
     (batch, width) ids without <s>: each row ends with </s> (or its limit), padding after it."""
-    check_decoding(model, src, bos_id, eos_id, 1, 0.0, max_len, max_extra_len)
-    limits, pad_id = output_limits(model, src, max_len, max_extra_len), model.config.pad_id
+    check_decoding(model, src, bos_id, eos_id, 1, 0.0, max_new_tokens, max_extra_len)
+    limits, pad_id = output_limits(model, src, max_new_tokens, max_extra_len), model.config.pad_id
     output = torch.full((src.shape[0], int(limits.max())), pad_id, device=src.device)
     rows = torch.arange(src.shape[0], device=src.device)  # the rows still being decoded
     prefix = torch.full((src.shape[0], 1), bos_id, device=src.device)
@@ -121,13 +123,13 @@ def beam_step(scores: torch.Tensor, log_probs: torch.Tensor, eos_id: int) -> tup
 
 @torch.no_grad()
 def beam_search(
-    model: Transformer, src: torch.Tensor, *, beam_size=4, alpha=0.6, max_len=None,
+    model: Transformer, src: torch.Tensor, *, beam_size=4, alpha=0.6, max_new_tokens=None,
     max_extra_len=MAX_EXTRA_LEN, use_cache=True, bos_id=BOS_ID, eos_id=EOS_ID, trace=None,
 ) -> torch.Tensor:  # fmt: skip
     """Beam search (§6.1) for a batch; returns ids like greedy_decode. Row b * beam_size + j of
     beams is hypothesis j of sentence b. trace: a list; gets a record per step (the deep dive)."""
-    check_decoding(model, src, bos_id, eos_id, beam_size, alpha, max_len, max_extra_len)
-    k, limits = beam_size, output_limits(model, src, max_len, max_extra_len)
+    check_decoding(model, src, bos_id, eos_id, beam_size, alpha, max_new_tokens, max_extra_len)
+    k, limits = beam_size, output_limits(model, src, max_new_tokens, max_extra_len)
     book = _Bookkeeping(limits, alpha, eos_id)  # finished hypotheses and results, per sentence
     with evaluation_mode(model):
         memory, _ = model.encode(src)  # (batch, src_len, d_model), once per sentence
@@ -236,35 +238,52 @@ def tokenize(text: str) -> list[str]:
     return re.findall(r"\w+|[^\w\s]", text.lower())
 
 
-def unknown_words(sentence: str, src_vocab: Vocab) -> list[str]:
-    """The words of a sentence that the vocabulary does not know (they become <unk>), in order."""
+class Tokenizer(Protocol):
+    """What translate() needs of each language: a word Vocab (notebook 01), or a PieceVocab
+    (notebook 14) that splits words into BPE pieces."""
+
+    pad_id: int
+    unk_id: int
+    bos_id: int
+    eos_id: int
+
+    def __len__(self) -> int: ...
+    def encode(self, sentence: str) -> list[int]: ...  # without <s> or </s>
+    def decode(self, ids: list[int]) -> str: ...  # stops at </s>
+
+
+def unknown_words(sentence: str, src_vocab: Tokenizer) -> list[str]:
+    """The words of a sentence that the vocabulary cannot encode (they become <unk>), in order."""
     words = [token for token in tokenize(sentence) if re.fullmatch(r"\w+", token)]
-    return [word for word in words if word not in src_vocab.token_to_id]
+    return [word for word in words if src_vocab.unk_id in src_vocab.encode(word)]
 
 
-def source_ids(sentence: str, src_vocab: Vocab) -> list[int]:
+def source_ids(sentence: str, src_vocab: Tokenizer) -> list[int]:
     """The ids translate() gives the encoder: tokenize, drop the punctuation marks the vocabulary
-    does not know (the corpus has no "." or "!"), map unknown words to <unk>."""
-    tokens = tokenize(sentence)
-    known = src_vocab.token_to_id
-    return src_vocab.encode([t for t in tokens if t in known or re.fullmatch(r"\w+", t)])
+    cannot encode (the corpus has no "." or "!"), map unknown words to <unk>."""
+    known = [
+        token
+        for token in tokenize(sentence)
+        if re.fullmatch(r"\w+", token) or src_vocab.unk_id not in src_vocab.encode(token)
+    ]
+    return src_vocab.encode(" ".join(known))
 
 
 def translate(
-    model: Transformer, sentences: Sequence[str], src_vocab: Vocab, tgt_vocab: Vocab, *,
-    beam_size=1, alpha=0.6, max_len=None, max_extra_len=MAX_EXTRA_LEN, use_cache=True,
+    model: Transformer, sentences: Sequence[str], src_vocab: Tokenizer, tgt_vocab: Tokenizer, *,
+    beam_size=1, alpha=0.6, max_new_tokens=None, max_extra_len=MAX_EXTRA_LEN, use_cache=True,
     batch_size=64,
 ) -> list[str]:  # fmt: skip
     """Strings to strings, greedy when beam_size is 1: source_ids, then batch_size sentences at a
     time, sorted by length (little padding); in the input order, "" where no token is left."""
-    check_search_options(model, beam_size, alpha, max_len, max_extra_len)
+    check_search_options(model, beam_size, alpha, max_new_tokens, max_extra_len)
     check_strings("sentences", sentences)
     check_vocab_of("src_vocab", src_vocab, model.config.src_vocab_size, model.config.pad_id)
     check_vocab_of("tgt_vocab", tgt_vocab, model.config.tgt_vocab_size, model.config.pad_id)
     check_positive_int("batch_size", batch_size)
     warn_unknown_words([word for text in sentences for word in unknown_words(text, src_vocab)])
-    options = {"max_len": max_len, "max_extra_len": max_extra_len, "use_cache": use_cache,
-               "bos_id": tgt_vocab.bos_id, "eos_id": tgt_vocab.eos_id}  # fmt: skip
+    options = {"max_new_tokens": max_new_tokens, "max_extra_len": max_extra_len,
+               "use_cache": use_cache, "bos_id": tgt_vocab.bos_id, "eos_id": tgt_vocab.eos_id}  # fmt: skip
     if beam_size > 1:
         options |= {"beam_size": beam_size, "alpha": alpha}
     decode = greedy_decode if beam_size == 1 else beam_search

@@ -17,37 +17,26 @@ from helpers.checks import (
 )
 from helpers.display.progress import print_validation
 from helpers.model.transformer import Transformer
-from helpers.text.vocab import Vocab, pad_sequences
-
-Example = tuple[list[int], list[int]]  # (source ids, target ids ending with </s>)
-
-
-def encode_pairs(
-    pairs: Sequence[tuple[str, str]], src_vocab: Vocab, tgt_vocab: Vocab
-) -> list[Example]:
-    """(german, english) strings -> (source ids, target ids + </s>) lists, ready for batching."""
-    return [
-        (src_vocab.encode(source), tgt_vocab.encode(target, add_eos=True))
-        for source, target in pairs
-    ]
+from helpers.text.vocab import Example, collate
 
 
 def token_budget_batches(
-    examples: Sequence[Example], max_tokens: int, shuffle: bool = True, seed: int = 0
+    examples: Sequence[Example], tokens_per_batch: int, shuffle: bool = True, seed: int = 0
 ) -> list[list[int]]:
-    """Group example indices into batches of similar length, each within max_tokens (paper §5.1).
+    """Group example indices into batches of similar length, each of at most tokens_per_batch
+    padded tokens (paper §5.1).
 
     Length: the longer of source and target, the widths of src and of tgt_input and tgt_output
     (collate's <s> replaces the target's </s>); the batches' order is shuffled with seed.
     """
     lengths = [max(len(source), len(target)) for source, target in examples]
-    check_token_budget(max_tokens, lengths)
+    check_token_budget(tokens_per_batch, lengths)
     # Sorted by (target length, source length), neighbours need little padding.
     order = sorted(range(len(examples)), key=lambda i: (len(examples[i][1]), len(examples[i][0])))
     batches, current, longest = [], [], 0
     for index in order:
         longest = max(longest, lengths[index])
-        if current and longest * (len(current) + 1) > max_tokens:  # full: close the batch
+        if current and longest * (len(current) + 1) > tokens_per_batch:  # full: close the batch
             batches.append(current)
             current, longest = [], lengths[index]
         current.append(index)
@@ -58,21 +47,11 @@ def token_budget_batches(
     return batches
 
 
-def collate(
-    examples: Sequence[Example], indices: Sequence[int], pad_id: int, bos_id: int
-) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """src (batch, src_len), tgt_input = <s> + target, tgt_output = target + </s> (batch, tgt_len)."""
-    src = pad_sequences([examples[i][0] for i in indices], pad_id)
-    # The targets end with </s>: tgt_input drops it and starts with <s>, a shift right by one.
-    tgt_input = pad_sequences([[bos_id, *examples[i][1][:-1]] for i in indices], pad_id)
-    tgt_output = pad_sequences([examples[i][1] for i in indices], pad_id)
-    return src, tgt_input, tgt_output
-
-
-def smoothed_targets(target: torch.Tensor, vocab_size: int, epsilon: float) -> torch.Tensor:
-    """target: (n,) ids -> q: (n, vocab_size), 1 - epsilon + epsilon/V on the gold id, epsilon/V elsewhere."""
-    q = torch.full((len(target), vocab_size), epsilon / vocab_size, device=target.device)
-    return q.scatter_add_(1, target[:, None], torch.full_like(q[:, :1], 1.0 - epsilon))
+def smoothed_targets(target: torch.Tensor, vocab_size: int, label_smoothing: float) -> torch.Tensor:
+    """target: (n,) ids -> q: (n, vocab_size), 1 - ε + ε/V on the gold id, ε/V elsewhere;
+    ε = label_smoothing."""
+    q = torch.full((len(target), vocab_size), label_smoothing / vocab_size, device=target.device)
+    return q.scatter_add_(1, target[:, None], torch.full_like(q[:, :1], 1.0 - label_smoothing))
 
 
 # The loss reads this many logits at a time (16 MB in float32), whatever the batch and vocabulary.
@@ -82,21 +61,26 @@ LOSS_BLOCK_SIZE = 2**22
 class SmoothedCrossEntropy(torch.autograd.Function):
     """Cross-entropy of each position against its smoothed target, with a hand-written backward.
 
-    apply(logits (n, V), target (n,) ids, epsilon) -> (n,) losses
-    lse(z) - (1 - epsilon) * z_gold - epsilon * mean(z), in float32 (float64 for float64 logits).
+    apply(logits (n, V), target (n,) ids, label_smoothing) -> (n,) losses
+    lse(z) - (1 - ε) * z_gold - ε * mean(z) with ε = label_smoothing, in float32 (float64 for
+    float64 logits).
     It keeps lse (n,) for the backward pass, which writes p - q into the (n, V) gradient block by
     block: the gradient is the only tensor of that size it makes.
     """
 
     @staticmethod
-    def forward(ctx, logits: torch.Tensor, target: torch.Tensor, epsilon: float) -> torch.Tensor:
+    def forward(
+        ctx, logits: torch.Tensor, target: torch.Tensor, label_smoothing: float
+    ) -> torch.Tensor:
         dtype = torch.promote_types(logits.dtype, torch.float32)
         rows = max(1, LOSS_BLOCK_SIZE // logits.shape[1])
         lse = torch.cat([torch.logsumexp(block.to(dtype), dim=1) for block in logits.split(rows)])
         gold = logits.gather(1, target[:, None]).squeeze(1).to(dtype)
         ctx.save_for_backward(logits, target, lse)
-        ctx.epsilon = epsilon
-        return lse - (1.0 - epsilon) * gold - epsilon * logits.mean(dim=1, dtype=dtype)
+        ctx.label_smoothing = label_smoothing
+        return (
+            lse - (1.0 - label_smoothing) * gold - label_smoothing * logits.mean(dim=1, dtype=dtype)
+        )
 
     @staticmethod
     @torch.autograd.function.once_differentiable
@@ -108,26 +92,28 @@ class SmoothedCrossEntropy(torch.autograd.Function):
         for start in range(0, n, rows):
             block = slice(start, start + rows)
             # Softmax of the rows (lse's dtype wins the subtraction), minus q, in place.
-            p_minus_q = (logits[block] - lse[block, None]).exp_().sub_(ctx.epsilon / vocab_size)
+            p_minus_q = (
+                (logits[block] - lse[block, None]).exp_().sub_(ctx.label_smoothing / vocab_size)
+            )
             positions = torch.arange(p_minus_q.shape[0], device=logits.device)
-            p_minus_q[positions, target[block]] -= 1.0 - ctx.epsilon
+            p_minus_q[positions, target[block]] -= 1.0 - ctx.label_smoothing
             grad[block] = p_minus_q.mul_(grad_loss[block, None])
             del p_minus_q  # freed before the next block is made
         return grad, None, None
 
 
 def label_smoothing_loss(
-    logits: torch.Tensor, target: torch.Tensor, epsilon: float, pad_id: int
+    logits: torch.Tensor, target: torch.Tensor, label_smoothing: float, pad_id: int
 ) -> torch.Tensor:
     """Cross-entropy against smoothed targets, averaged over the non-pad positions (paper §5.4).
 
     logits: (..., vocab_size), target: (...) ids. Equal to
-    ``F.cross_entropy(logits, target, label_smoothing=epsilon, ignore_index=pad_id)``, computed
-    by ``SmoothedCrossEntropy``: no (n, vocab_size) tensor but the gradient.
+    ``F.cross_entropy(logits, target, label_smoothing=label_smoothing, ignore_index=pad_id)``,
+    computed by ``SmoothedCrossEntropy``: no (n, vocab_size) tensor but the gradient.
     """
-    check_smoothing_loss(logits, target, epsilon, pad_id)
+    check_smoothing_loss(logits, target, label_smoothing, pad_id)
     logits, target = logits.reshape(-1, logits.shape[-1]), target.reshape(-1)
-    return SmoothedCrossEntropy.apply(logits, target, epsilon)[target != pad_id].mean()
+    return SmoothedCrossEntropy.apply(logits, target, label_smoothing)[target != pad_id].mean()
 
 
 def warmup_lambda(d_model: int, warmup_steps: int) -> Callable[[int], float]:
@@ -146,15 +132,15 @@ def warmup_lambda(d_model: int, warmup_steps: int) -> Callable[[int], float]:
 
 
 def make_optimizer(
-    model: torch.nn.Module, d_model: int, warmup_steps: int, factor: float = 1.0
+    model: torch.nn.Module, d_model: int, warmup_steps: int, lr_factor: float = 1.0
 ) -> tuple[torch.optim.Adam, torch.optim.lr_scheduler.LambdaLR]:
     """Adam with beta1 = 0.9, beta2 = 0.98, eps = 1e-9 and the warm-up schedule (paper §5.3).
 
-    factor scales the whole schedule (the paper uses 1; small models on few steps like more).
+    lr_factor scales the whole schedule (the paper uses 1; small models on few steps like more).
     Call ``scheduler.step()`` after each ``optimizer.step()``.
     """
-    check_number("factor", factor, low=0.0, low_open=True)
-    optimizer = torch.optim.Adam(model.parameters(), lr=factor, betas=(0.9, 0.98), eps=1e-9)
+    check_number("lr_factor", lr_factor, low=0.0, low_open=True)
+    optimizer = torch.optim.Adam(model.parameters(), lr=lr_factor, betas=(0.9, 0.98), eps=1e-9)
     scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, warmup_lambda(d_model, warmup_steps))
     return optimizer, scheduler
 
@@ -172,11 +158,13 @@ class History:
     valid_loss: list[float] = field(default_factory=list)
 
 
-def batches_forever(examples: Sequence[Example], max_tokens: int, seed: int) -> Iterator[list[int]]:
+def batches_forever(
+    examples: Sequence[Example], tokens_per_batch: int, seed: int
+) -> Iterator[list[int]]:
     """Epoch after epoch of token-budget batches, in a new order each epoch."""
     epoch = 0
     while True:
-        yield from token_budget_batches(examples, max_tokens, shuffle=True, seed=seed + epoch)
+        yield from token_budget_batches(examples, tokens_per_batch, shuffle=True, seed=seed + epoch)
         epoch += 1
 
 
@@ -185,18 +173,18 @@ def evaluate_loss(
     model: Transformer,
     examples: Sequence[Example],
     bos_id: int,
-    max_tokens: int = 4000,
-    epsilon: float = 0.0,
+    tokens_per_batch: int = 4000,
+    label_smoothing: float = 0.0,
 ) -> float:
     """Mean cross-entropy per target token over examples (teacher forcing, eval mode)."""
     was_training, pad_id = model.training, model.config.pad_id
     device = next(model.parameters()).device
     model.eval()
     total, count = 0.0, 0
-    for indices in token_budget_batches(examples, max_tokens, shuffle=False):
+    for indices in token_budget_batches(examples, tokens_per_batch, shuffle=False):
         batch = collate(examples, indices, pad_id, bos_id)
         src, tgt_input, tgt_output = (t.to(device) for t in batch)
-        loss = label_smoothing_loss(model(src, tgt_input), tgt_output, epsilon, pad_id)
+        loss = label_smoothing_loss(model(src, tgt_input), tgt_output, label_smoothing, pad_id)
         tokens = (tgt_output != pad_id).sum().item()  # weight each batch by its tokens
         total, count = total + loss.item() * tokens, count + tokens
     model.train(was_training)
@@ -209,10 +197,10 @@ def train_model(
     valid_examples: Sequence[Example],
     bos_id: int,
     steps: int,
-    max_tokens: int,
+    tokens_per_batch: int,
     warmup_steps: int,
     lr_factor: float = 1.0,
-    epsilon: float = 0.1,
+    label_smoothing: float = 0.1,
     eval_every: int = 100,
     seed: int = 0,
     progress: bool = True,
@@ -229,13 +217,13 @@ def train_model(
     check_number("clip_norm", clip_norm, low=0.0, low_open=True, allow_none=True)
     device, pad_id = next(model.parameters()).device, model.config.pad_id
     optimizer, scheduler = make_optimizer(model, model.config.d_model, warmup_steps, lr_factor)
-    history, batches = History(), batches_forever(train_examples, max_tokens, seed)
+    history, batches = History(), batches_forever(train_examples, tokens_per_batch, seed)
     model.train()
     for step in range(1, steps + 1):
         batch = collate(train_examples, next(batches), pad_id, bos_id)
         src, tgt_input, tgt_output = (t.to(device) for t in batch)
         logits = model(src, tgt_input)  # teacher forcing
-        loss = label_smoothing_loss(logits, tgt_output, epsilon, pad_id)
+        loss = label_smoothing_loss(logits, tgt_output, label_smoothing, pad_id)
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         grad_norm = torch.nn.utils.clip_grad_norm_(model.parameters(), clip_norm or math.inf)

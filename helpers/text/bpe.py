@@ -21,6 +21,7 @@ from helpers.checks import (
     check_text,
 )
 from helpers.classes import add_to_class
+from helpers.text.vocab import Vocab
 
 END_OF_WORD = "</w>"
 
@@ -207,6 +208,24 @@ def train_bpe(
 def vocabulary(self) -> list[str]:
     """Every piece encode can produce: the learned ones, then ``</w>`` and the 256 bytes."""
     return [*self.pieces, END_OF_WORD, *BYTE_PIECES]
+
+
+class PieceVocab(Vocab):
+    """A Vocab of a tokenizer's pieces (the specials, then its vocabulary) that reads and writes
+    text: encode("ich möchte") -> the ids of its pieces; decode(ids) -> the text."""
+
+    def __init__(self, tokenizer: BPETokenizer):
+        super().__init__(tokenizer.vocabulary)
+        self.tokenizer = tokenizer
+
+    def encode(self, sentence: str | Sequence[str], add_bos=False, add_eos=False) -> list[int]:
+        """The ids of a text's pieces (or of a list of pieces), with <s> / </s> if asked."""
+        pieces = self.tokenizer.encode(sentence) if isinstance(sentence, str) else sentence
+        return super().encode(pieces, add_bos, add_eos)
+
+    def decode(self, ids: Sequence[int]) -> str:
+        """The text of ids: up to </s>, without the special tokens, pieces joined into words."""
+        return self.tokenizer.decode(super().decode(ids).split())
 
 
 FILE_HEADER = "# byte-pair encoding (helpers.text.bpe)"

@@ -70,9 +70,9 @@ class Vocab:
 
 
 def pad_sequences(sequences: Sequence[Sequence[int]], pad_id: int = 0) -> torch.Tensor:
-    """Stack id lists of different lengths into one (batch, max_len) tensor, padded on the right.
+    """Stack id lists of different lengths into one (batch, seq_len) tensor, padded on the right.
 
-    max_len is the longest sequence of this batch, so a batch of short sentences stays short.
+    seq_len is the longest sequence of this batch, so a batch of short sentences stays short.
     """
     check_sequences(sequences)
     longest = max(len(sequence) for sequence in sequences)
@@ -82,17 +82,33 @@ def pad_sequences(sequences: Sequence[Sequence[int]], pad_id: int = 0) -> torch.
     return batch
 
 
+Example = tuple[list[int], list[int]]  # (source ids, target ids ending with </s>)
+
+
+def encode_pairs(
+    pairs: Sequence[tuple[str, str]], src_vocab: Vocab, tgt_vocab: Vocab
+) -> list[Example]:
+    """(source, target) sentences -> (source ids, target ids + </s>), ready for batching."""
+    return [(src_vocab.encode(s), tgt_vocab.encode(t, add_eos=True)) for s, t in pairs]
+
+
+def collate(
+    examples: Sequence[Example], indices: Iterable[int], pad_id: int, bos_id: int
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """The batch of the examples at indices: src (batch, src_len), tgt_input = <s> + target
+    and tgt_output = target + </s> (batch, tgt_len), each padded with pad_id."""
+    batch = [examples[i] for i in indices]
+    src = pad_sequences([source for source, _ in batch], pad_id)
+    # The targets end with </s>: tgt_input drops it and starts with <s>, a shift right by one.
+    tgt_input = pad_sequences([[bos_id, *target[:-1]] for _, target in batch], pad_id)
+    tgt_output = pad_sequences([target for _, target in batch], pad_id)
+    return src, tgt_input, tgt_output
+
+
 def make_batch(
     pairs: Sequence[tuple[str, str]], src_vocab: Vocab, tgt_vocab: Vocab
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """Encoder input, decoder input and target for a list of (source, target) sentences.
-
-    Returns src (batch, src_len), tgt_input (batch, tgt_len) = ``<s>`` + target, and
-    tgt_output (batch, tgt_len) = target + ``</s>``: the decoder input shifted right by one.
-    Each tensor is padded with its vocabulary's pad id to the longest sentence of the batch.
-    """
-    src = pad_sequences([src_vocab.encode(source) for source, _ in pairs], src_vocab.pad_id)
-    target_ids = [tgt_vocab.encode(target) for _, target in pairs]
-    tgt_input = pad_sequences([[tgt_vocab.bos_id, *ids] for ids in target_ids], tgt_vocab.pad_id)
-    tgt_output = pad_sequences([[*ids, tgt_vocab.eos_id] for ids in target_ids], tgt_vocab.pad_id)
-    return src, tgt_input, tgt_output
+    """Encoder input, decoder input and target for a list of (source, target) sentences:
+    encode_pairs, then collate them all (every vocabulary pads with id 0, PAD comes first)."""
+    examples = encode_pairs(pairs, src_vocab, tgt_vocab)
+    return collate(examples, range(len(examples)), tgt_vocab.pad_id, tgt_vocab.bos_id)

@@ -17,8 +17,18 @@ def average_main(argv: list[str]) -> Path:
         description="Average the parameters of a run's last n checkpoints (paper: 5 for base, 20 for big).",
     )
     parser.add_argument("run_dir", type=Path, help="the --output folder of a run")
-    parser.add_argument("--last", type=int, default=5, help="how many checkpoints (default: 5)")
-    parser.add_argument("--output", type=Path, default=None, help="default: RUN_DIR/average_lastN")
+    parser.add_argument(
+        "--last",
+        type=int,
+        default=5,
+        help="how many of the latest checkpoints to average (default: 5)",
+    )
+    parser.add_argument(
+        "--output",
+        type=Path,
+        default=None,
+        help="the folder of the averaged checkpoint (default: RUN_DIR/average_lastN)",
+    )
     args = parser.parse_args(argv)
     output = average_checkpoints(args.run_dir, args.last, args.output)
     print(f"averaged the last {args.last} checkpoints of {args.run_dir} into {output}")

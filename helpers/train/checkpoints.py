@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from helpers.checkpoints import load_checkpoint, save_checkpoint
+from helpers.checkpoints import load_checkpoint, save_checkpoint, with_current_names
 from helpers.language import tr
 from helpers.model.transformer import Transformer
 from helpers.text.vocab import Vocab
@@ -132,7 +132,7 @@ def check_resumable(run_dir: Path, config: TrainConfig, world_size: int, accumul
         )
     saved = json.loads(saved_file.read_text(encoding="utf-8"))
     current = config.to_dict()
-    for name, value in saved["config"].items():
+    for name, value in with_current_names(saved["config"]).items():
         if name not in CHANGEABLE_ON_RESUME and current.get(name) != value:
             raise ValueError(
                 tr(

@@ -16,6 +16,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
+from helpers.checkpoints import with_current_names
 from helpers.checks import check_number, fail
 from helpers.language import tr
 from helpers.model.transformer import TransformerConfig
@@ -78,7 +79,8 @@ class TrainConfig:
     d_v: int | None = None
     positional: str = "sinusoidal"
     embedding_init: str | None = None
-    max_len: int = 256
+    max_positions: int = 256
+    max_example_len: int | None = None
     eval_every: int = 1_000
     checkpoint_every: int = 1_000
     output: str = "runs/default"
@@ -118,10 +120,10 @@ class TrainConfig:
                 )
             )
         check_train_kinds(self.train_kinds)
-        positive = ["tokens_per_batch", "steps", "warmup_steps", "max_len", "eval_every"]
+        positive = ["tokens_per_batch", "steps", "warmup_steps", "max_positions", "eval_every"]
         positive += ["checkpoint_every", "bpe_vocab_size"]
         optional_positive = ["max_tokens_per_step", "n_layers", "d_model", "d_ff", "n_heads"]
-        optional_positive += ["d_k", "d_v", "train_pairs", "valid_pairs"]
+        optional_positive += ["d_k", "d_v", "train_pairs", "valid_pairs", "max_example_len"]
         for name in positive + optional_positive:
             value = getattr(self, name)
             if value is None and name in optional_positive:
@@ -153,6 +155,13 @@ class TrainConfig:
                     )
                 )
 
+        if self.max_example_len is not None and self.max_example_len >= self.max_positions:
+            fail(
+                "max_example_len: expected at most max_positions - 1 = {limit} (room for <s> or "
+                "</s>), got {value}",
+                limit=self.max_positions - 1,
+                value=self.max_example_len,
+            )
         check_number("clip_norm", self.clip_norm, low=0, low_open=True, allow_none=True)
         for name in ("compile", "resume", "progress"):
             if not isinstance(getattr(self, name), bool):
@@ -166,6 +175,11 @@ class TrainConfig:
     def embedding_init_used(self) -> str:
         """The embedding initialisation of this run: ``embedding_init``, else the corpus's."""
         return self.embedding_init or CORPUS_EMBEDDING_INIT[self.corpus]
+
+    @property
+    def example_len_limit(self) -> int:
+        """The longest side, in tokens, a training pair of corpus "real" may have."""
+        return self.max_example_len or self.max_positions - 1
 
     def to_dict(self) -> dict:
         """The fields, with the embedding initialisation the run uses written out."""
@@ -193,7 +207,7 @@ class TrainConfig:
             d_v=self.d_v,
             positional=self.positional,
             share_embeddings=self.corpus == "real",
-            max_len=self.max_len,
+            max_positions=self.max_positions,
             pad_id=pad_id,
             **sizes,
         )
@@ -240,6 +254,7 @@ def read_config_file(path: Path) -> dict:
                 file=path.name, format=path.suffix[1:], error=error
             )
         ) from error
+    values = with_current_names(values)
     known = {field.name for field in dataclasses.fields(TrainConfig)}
     unknown = sorted(set(values) - known)
     if unknown:
@@ -272,7 +287,8 @@ FLAG_HELP: dict[str, str] = {
     "warmup_steps": "steps of linear learning-rate warm-up before the inverse square-root decay "
     "(paper section 5.3)",
     "lr_factor": "multiplies the whole learning-rate schedule (the paper: 1)",
-    "label_smoothing": "epsilon of the label-smoothed cross-entropy, in [0, 1)",
+    "label_smoothing": "the label-smoothing ε of paper section 5.4: the probability moved from the "
+    "right token to all tokens, in [0, 1)",
     "clip_norm": "clip the gradients of each step to this global L2 norm (none: no clipping)",
     "dropout": "dropout probability, in [0, 1) (none: the model size's)",
     "n_layers": "encoder and decoder layers, N (none: the model size's)",
@@ -284,7 +300,9 @@ FLAG_HELP: dict[str, str] = {
     "positional": "sinusoidal encodings (the paper) or a learned table (Table 3 row E)",
     "embedding_init": "xavier: the model's own initialisation; normal: embeddings drawn from "
     "N(0, 1/d_model) (none: normal for --corpus real, xavier for --corpus series)",
-    "max_len": "size of the positional table; corpus real also drops longer training pairs",
+    "max_positions": "the most positions the model encodes (the size of its positional table)",
+    "max_example_len": "corpus real: drop training pairs with a side longer than this many pieces "
+    "(none: max_positions - 1, the longest that fits with <s> or </s>)",
     "eval_every": "compute the validation loss every this many steps (and at the last)",
     "checkpoint_every": "write a checkpoint every this many steps (and at the last); a resumed "
     "run loses at most this many",

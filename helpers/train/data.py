@@ -15,12 +15,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from helpers.language import tr
-from helpers.pipeline.training import encode_pairs, token_budget_batches
-from helpers.text.bpe import BPETokenizer, train_bpe
-from helpers.text.vocab import Vocab
+from helpers.pipeline.training import token_budget_batches
+from helpers.text.bpe import BPETokenizer, PieceVocab, train_bpe
+from helpers.text.vocab import Example, Vocab, encode_pairs
 from helpers.train.config import TrainConfig
 
-Example = tuple[list[int], list[int]]
 TOKENIZER_FILE = "bpe.txt"  # corpus "real": the run's BPE, saved in its folder
 
 
@@ -60,11 +59,6 @@ def load_run_data(config: TrainConfig) -> RunData:
     )
 
 
-def to_pieces(pairs: Sequence[tuple[str, str]], tokenizer: BPETokenizer) -> list[tuple[str, str]]:
-    """Each side of each pair as its BPE pieces joined by spaces (what encode_pairs reads)."""
-    return [(" ".join(tokenizer.encode(g)), " ".join(tokenizer.encode(e))) for g, e in pairs]
-
-
 def _load_real(config: TrainConfig) -> RunData:
     from helpers.data.dictionary import task_pairs
 
@@ -72,14 +66,13 @@ def _load_real(config: TrainConfig) -> RunData:
     train_pairs = train_pairs[: config.train_pairs]
     valid_pairs = task_pairs(config.task, "valid")[: config.valid_pairs]
     tokenizer = train_bpe([text for pair in train_pairs for text in pair], config.bpe_vocab_size)
-    vocab = Vocab(tokenizer.vocabulary)
-    longest = config.max_len - 1  # room for <s> or </s>
+    vocab = PieceVocab(tokenizer)  # text <-> ids of the pieces, for both languages
     train = [
         example
-        for example in encode_pairs(to_pieces(train_pairs, tokenizer), vocab, vocab)
-        if example_length(example) <= longest
+        for example in encode_pairs(train_pairs, vocab, vocab)
+        if example_length(example) <= config.example_len_limit
     ]
-    valid = encode_pairs(to_pieces(valid_pairs, tokenizer), vocab, vocab)
+    valid = encode_pairs(valid_pairs, vocab, vocab)
     return RunData(train, valid, task_pairs(config.task, "test"), vocab, vocab, tokenizer)
 
 

@@ -24,8 +24,9 @@ from tqdm import tqdm
 from helpers.checks import fail
 from helpers.language import tr
 from helpers.model.transformer import Transformer
-from helpers.pipeline.training import collate, evaluate_loss, label_smoothing_loss, make_optimizer
+from helpers.pipeline.training import evaluate_loss, label_smoothing_loss, make_optimizer
 from helpers.runtime import seed_everything
+from helpers.text.vocab import collate
 from helpers.train.checkpoints import (
     check_resumable,
     list_checkpoints,

@@ -21,56 +21,14 @@ from pathlib import Path
 import sacrebleu
 
 from helpers.checks import check_translation_pairs
-from helpers.data.dictionary import TASKS, normalize, task_pairs, word_for_word, word_lookup
+from helpers.data.dictionary import TASKS, task_pairs, word_for_word, word_lookup
 from helpers.language import tr
 from helpers.model.transformer import Transformer
-from helpers.pipeline.decoding import beam_search, greedy_decode
-from helpers.text.bpe import BPETokenizer
-from helpers.text.vocab import Vocab, pad_sequences
+from helpers.pipeline.decoding import translate
+from helpers.text.bpe import BPETokenizer, PieceVocab
 from helpers.train.checkpoints import list_checkpoints, load_model_and_vocabs
 from helpers.train.data import TOKENIZER_FILE
 from helpers.train.distributed import pick_training_device
-
-
-def translate_pieces(
-    model: Transformer,
-    sentences: Sequence[str],
-    tokenizer: BPETokenizer,
-    vocab: Vocab,
-    *,
-    beam_size: int = 1,
-    alpha: float = 0.6,
-    batch_size: int = 64,
-) -> list[str]:
-    """Translate German sentences with a model trained on BPE pieces (one shared vocabulary).
-
-    Each sentence is normalised, split into pieces, decoded (greedy when beam_size is 1, else
-    beam search) and the output pieces joined back into words.
-    """
-    if isinstance(sentences, str):
-        raise ValueError(tr("sentences: expected a list of strings, got a single str"))
-    todo = sorted(
-        (
-            (index, vocab.encode(tokenizer.encode(normalize(s))))
-            for index, s in enumerate(sentences)
-        ),
-        key=lambda item: len(item[1]),
-    )
-    results = [""] * len(sentences)
-    device = next(model.parameters()).device
-    for start in range(0, len(todo), batch_size):
-        chunk = [(index, ids) for index, ids in todo[start : start + batch_size] if ids]
-        if not chunk:
-            continue
-        src = pad_sequences([ids for _, ids in chunk], vocab.pad_id).to(device)
-        options = {"bos_id": vocab.bos_id, "eos_id": vocab.eos_id}
-        if beam_size == 1:
-            output = greedy_decode(model, src, **options)
-        else:
-            output = beam_search(model, src, beam_size=beam_size, alpha=alpha, **options)
-        for (index, _), ids in zip(chunk, output.tolist(), strict=True):
-            results[index] = tokenizer.decode(vocab.decode(ids).split())
-    return results
 
 
 def bleu_chrf(hypotheses: Sequence[str], references: Sequence[str]) -> dict[str, float]:
@@ -94,9 +52,9 @@ def baseline_scores(pairs: Sequence[tuple[str, str]]) -> dict[str, dict[str, flo
     }
 
 
-def load_run_model(folder: Path, device: str = "cpu") -> tuple[Transformer, BPETokenizer, Vocab]:
-    """The model of a checkpoint folder of a "real" run (on ``device``), its run's tokenizer and
-    vocabulary."""
+def load_run_model(folder: Path, device: str = "cpu") -> tuple[Transformer, PieceVocab]:
+    """The model of a checkpoint folder of a "real" run (on ``device``) and the vocabulary of its
+    run's BPE pieces, which translate() reads and writes text with."""
     folder = Path(folder)
     run_dir = folder.parent.parent
     tokenizer_path = run_dir / TOKENIZER_FILE
@@ -108,7 +66,14 @@ def load_run_model(folder: Path, device: str = "cpu") -> tuple[Transformer, BPET
             ).format(file=TOKENIZER_FILE, run=run_dir, folder=folder)
         )
     model, vocab, _ = load_model_and_vocabs(folder, device)
-    return model.eval(), BPETokenizer.load(tokenizer_path), vocab
+    pieces = PieceVocab(BPETokenizer.load(tokenizer_path))
+    if pieces.to_list() != vocab.to_list():
+        raise ValueError(
+            tr("folder: expected the vocabulary of {file} in {folder}, got another one").format(
+                file=TOKENIZER_FILE, folder=folder
+            )
+        )
+    return model.eval(), pieces
 
 
 def score_checkpoint(
@@ -116,11 +81,9 @@ def score_checkpoint(
 ) -> dict:
     """BLEU and chrF of one checkpoint on the test pairs of ``task`` (the first ``limit``),
     translated on ``device``."""
-    model, tokenizer, vocab = load_run_model(folder, device)
+    model, vocab = load_run_model(folder, device)
     pairs = task_pairs(task, "test")[:limit]
-    hypotheses = translate_pieces(
-        model, [g for g, _ in pairs], tokenizer, vocab, beam_size=beam_size
-    )
+    hypotheses = translate(model, [g for g, _ in pairs], vocab, vocab, beam_size=beam_size)
     return bleu_chrf(hypotheses, [e for _, e in pairs])
 
 

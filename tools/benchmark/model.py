@@ -155,9 +155,11 @@ def decode_both_ways(
     model: Transformer, src: torch.Tensor, steps: int
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """Greedy tokens (batch, steps) with and without the KV cache; raises if they differ."""
-    cached = greedy_decode(model, src, max_len=steps, bos_id=BOS_ID, eos_id=EOS_ID, use_cache=True)
+    cached = greedy_decode(
+        model, src, max_new_tokens=steps, bos_id=BOS_ID, eos_id=EOS_ID, use_cache=True
+    )
     uncached = greedy_decode(
-        model, src, max_len=steps, bos_id=BOS_ID, eos_id=EOS_ID, use_cache=False
+        model, src, max_new_tokens=steps, bos_id=BOS_ID, eos_id=EOS_ID, use_cache=False
     )
     if cached.shape != (src.shape[0], steps):
         raise AssertionError(
@@ -184,10 +186,10 @@ def bench_decoding(
     durations = alternate(
         {
             "cache": lambda: greedy_decode(
-                model, src, max_len=steps, bos_id=BOS_ID, eos_id=EOS_ID, use_cache=True
+                model, src, max_new_tokens=steps, bos_id=BOS_ID, eos_id=EOS_ID, use_cache=True
             ),
             "no cache": lambda: greedy_decode(
-                model, src, max_len=steps, bos_id=BOS_ID, eos_id=EOS_ID, use_cache=False
+                model, src, max_new_tokens=steps, bos_id=BOS_ID, eos_id=EOS_ID, use_cache=False
             ),
         },
         rounds,
