@@ -7,16 +7,23 @@ figure labels) are written in English and wrapped in ``tr``; ``tr`` returns the 
 the catalogue ``helpers/locale/<language>.po`` (gettext's PO format, edited with any PO tool)
 when the language is not English. A message with placeholders is translated first, then
 formatted: ``tr("expected {what}, got {got}").format(what=..., got=...)``.
+
+When ``$TRANSFORMER_RECORD_MESSAGES`` names a file, ``tr`` appends each message it translates to
+it, one JSON string per line: ``python -m tools.run_notebooks`` records what a Chinese notebook's
+run asked for, so that a test can tell when a translation it printed or drew has changed since.
 """
 
 from __future__ import annotations
 
+import json
+import os
 from functools import cache
 from pathlib import Path
 
 LANGUAGES = ("en", "zh")
 # Beside this module; computed here, not taken from helpers.paths, which raises through tr.
 LOCALE_DIR = Path(__file__).resolve().parent / "locale"
+RECORD_ENV_VAR = "TRANSFORMER_RECORD_MESSAGES"
 _current = "en"
 
 
@@ -53,4 +60,8 @@ def tr(message: str) -> str:
     """``message`` in the current language (itself in English, or when it has no translation)."""
     if _current == "en":
         return message
+    record = os.environ.get(RECORD_ENV_VAR)
+    if record:
+        with open(record, "a", encoding="utf-8") as file:
+            file.write(json.dumps(message, ensure_ascii=False) + "\n")
     return catalogue(_current).get(message, message)

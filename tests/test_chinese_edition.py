@@ -11,6 +11,7 @@
   parentheses at its first use in each notebook.
 """
 
+import functools
 import re
 
 import nbformat
@@ -28,6 +29,7 @@ from tools.translation.__main__ import (
 )
 from tools.translation.catalogue import read_catalogue, same_entries, updated
 from tools.translation.generate import translated_notebook
+from tools.translation.stamp import STAMP_KEY, stamp_problems
 from tools.translation.units import is_exported, units
 
 ENGLISH = source_notebooks()
@@ -102,12 +104,12 @@ def glossary_terms() -> list[tuple[str, str, list[str], list[str]]]:
             if not match:
                 continue
             cells = [c.strip() for c in match.group(1).split("|")]
-            if len(cells) != 4 or cells[0] == "English":
+            if len(cells) != 5 or cells[0] == "English":
                 continue
             english = cells[0].strip("*")
             chinese = re.split(r"[（(]", cells[1])[0].strip()
             if SIMPLE_ENGLISH.match(english) and CJK_TERM.match(chinese):
-                links = [stems[n] for n in re.findall(r"\[(\d\d)\]", cells[3]) if n in stems]
+                links = [stems[n] for n in re.findall(r"\[(\d\d)\]", cells[4]) if n in stems]
                 names = [english, *re.findall(r"[A-Za-z][A-Za-z -]*[A-Za-z]", cells[1])]
                 terms.append((english, chinese, links, names))
     return terms
@@ -151,3 +153,106 @@ def test_the_chinese_readme_lists_every_notebook_and_links_both_ways():
     assert "(README.md)" in chinese.split("\n\n")[1]
     for command in ("make lab", "make test", 'make student ARGS="--language zh"', "make docs"):
         assert command in chinese, command
+
+
+# The sections of the English README a reader of the notebooks uses, and their Chinese counterparts.
+READER_SECTIONS = {
+    "Two commands": "两条命令",
+    "The notebooks": "笔记本",
+    "Explore with live controls": "交互式探索",
+    "Use it as a library": "作为库使用",
+    "Classroom edition": "课堂版",
+    "Read it as a web page": "以网页形式阅读",
+    "CPU and GPU": "CPU 与 GPU",
+    "Training at scale": "规模化训练",
+}
+
+
+def readme_sections(name: str) -> set[str]:
+    text = (ROOT / name).read_text(encoding="utf-8")
+    return set(re.findall(r"^## (.+)$", text, re.MULTILINE))
+
+
+def test_the_chinese_readme_has_every_section_a_reader_uses():
+    assert set(READER_SECTIONS) <= readme_sections("README.md")
+    assert set(READER_SECTIONS.values()) <= readme_sections("README.zh-CN.md")
+
+
+@pytest.mark.parametrize("english", ENGLISH, ids=IDS)
+def test_a_chinese_notebook_sends_its_reader_to_the_chinese_readme(english):
+    """A Chinese notebook that names the README names README.zh-CN and one of its sections."""
+    chinese_sections = readme_sections("README.zh-CN.md")
+    for cell in read(edition_path(english)).cells:
+        if cell.cell_type != "markdown":
+            continue
+        for match in re.finditer(
+            r"README(\.zh-CN|\.md)?(?:\.md)?[^“\n]{0,4}(?:“([^”]+)”)?", cell.source
+        ):
+            assert match.group(1) == ".zh-CN", (
+                f"{english.stem}: {match.group(0)!r} is the English README"
+            )
+            if match.group(2):
+                assert match.group(2) in chinese_sections, (
+                    f"{english.stem}: no section {match.group(2)!r}"
+                )
+
+
+# ---------------------------------------------------------------- outputs made from today's translations
+
+
+def _stamped_overview():
+    english = ROOT / "notebooks" / "00_overview.ipynb"
+    return english, read(edition_path(english))
+
+
+def test_a_changed_translation_of_a_helper_message_the_run_used_is_caught(monkeypatch):
+    from tools.translation import stamp as stamp_module
+
+    english, chinese = _stamped_overview()
+    used = chinese.metadata[STAMP_KEY]["helper_messages"]
+    assert used, "the overview's run records the labels its diagrams asked tr() for"
+    real = stamp_module.catalogue.__wrapped__("zh")
+    unused = next(m for m in real if m not in used)
+    for message, caught in ((unused, False), (used[0], True)):
+        changed = {**real, message: real.get(message, "") + "（改）"}
+        monkeypatch.setattr(stamp_module, "catalogue", functools.cache(lambda _, c=changed: c))
+        found = stamp_problems(english, catalogue_path(english), chinese)
+        assert any("helper message" in p for p in found) == caught, (message, found)
+
+
+def test_a_changed_translation_of_a_code_cell_is_caught(tmp_path):
+    from babel.messages.pofile import read_po, write_po
+
+    english, chinese = _stamped_overview()
+    with catalogue_path(english).open("rb") as file:
+        messages = read_po(file)
+    code = {u.text for u in units(read(english)) if u.kind == "code"}
+    target = next(m for m in messages if m.id in code and m.string)
+    target.string += " "
+    changed = tmp_path / "00_overview.po"
+    with changed.open("wb") as file:
+        write_po(file, messages)
+    assert not any(
+        "code cell" in p for p in stamp_problems(english, catalogue_path(english), chinese)
+    )
+    assert any("code cell" in p for p in stamp_problems(english, changed, chinese))
+
+
+def test_an_unstamped_notebook_is_sent_back_to_be_run():
+    english, chinese = _stamped_overview()
+    chinese.metadata.pop(STAMP_KEY)
+    assert stamp_problems(english, catalogue_path(english), chinese) == [
+        "not stamped with what its outputs were made from: run "
+        "`make notebooks NB=notebooks/00_overview.ipynb`"
+    ]
+
+
+def test_the_chinese_readme_names_the_notes_the_series_grew_from_by_their_titles():
+    chinese = (ROOT / "README.zh-CN.md").read_text(encoding="utf-8")
+    for title in (
+        "《Transformer代码详细解读》",
+        "《手撕 Transformer 与一些细节》",
+        "《transformer详解》",
+    ):
+        assert title in chinese, title
+    assert "源代码" not in chinese, "the walkthrough's code is 示例代码 throughout the edition"

@@ -452,12 +452,12 @@ def test_translate_bad_input(tiny_translator, kwargs, name):
 # ---------------------------------------------------------------- exercise checks
 
 
-def solution_length_penalty(length, alpha):
-    return ((5 + length) / 6) ** alpha
+def solution_doubling_length(alpha):
+    return next(n for n in range(1, 1000) if length_penalty(n, alpha) >= 2)
 
 
-def solution_decoder_positions(n_steps, batch_size):
-    return batch_size * n_steps, batch_size * n_steps * (n_steps + 1) // 2
+def solution_cache_numbers(n_steps, src_len, batch_size, n_layers, d_model):
+    return 2 * n_layers * batch_size * d_model * (n_steps + src_len)
 
 
 def solution_best_hypothesis(finished, alpha):
@@ -466,16 +466,28 @@ def solution_best_hypothesis(finished, alpha):
 
 CHECKS = [
     (
-        notebook_12.check_length_penalty,
-        solution_length_penalty,
-        lambda length, alpha: length**alpha,
-        "GNMT adds 5",
+        notebook_12.check_doubling_length,
+        solution_doubling_length,
+        lambda alpha: solution_doubling_length(alpha) - 1,
+        "still below 2",
     ),
     (
-        notebook_12.check_decoder_positions,
-        solution_decoder_positions,
-        lambda n, b: (b * n, b * n * n),
-        "n(n+1)/2",
+        notebook_12.check_doubling_length,
+        solution_doubling_length,
+        lambda alpha: 6 * 2 ** (1 / alpha) - 5,
+        "whole number",
+    ),
+    (
+        notebook_12.check_cache_numbers,
+        solution_cache_numbers,
+        lambda n, s, b, layers, d: 2 * layers * b * d * n,
+        "cross-attention caches",
+    ),
+    (
+        notebook_12.check_cache_numbers,
+        solution_cache_numbers,
+        lambda n, s, b, layers, d: layers * b * d * (n + s),
+        "keys and values",
     ),
     (
         notebook_12.check_best_hypothesis,

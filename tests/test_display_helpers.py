@@ -208,3 +208,29 @@ def test_plot_mask_hatches_every_hidden_cell_and_names_both_colours():
     fig = plot_mask_and_weights(mask, torch.eye(4), list("abcd"), list("abcd"), "both")
     assert [a.get_title() for a in fig.axes[:2]] == ["mask", "attention weights"]
     plt.close(fig)
+
+
+def test_a_layer_that_a_wrapper_calls_keeps_the_depth_of_its_attribute():
+    class Wrapper(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.norm = nn.LayerNorm(4)
+
+        def forward(self, x, sublayer):
+            return self.norm(x + sublayer(x))
+
+    class Block(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.residual, self.linear = Wrapper(), nn.Linear(4, 4)
+
+        def forward(self, x):
+            return self.residual(x, self.linear)
+
+    model = nn.Sequential(Block())
+    records = trace_shapes(model, torch.zeros(2, 4), max_depth=2)
+    assert [(r.name, r.depth) for r in records][1:] == [
+        ("0", 1),
+        ("0.residual", 2),
+        ("0.linear", 2),  # called inside the wrapper, still a child of the block
+    ]

@@ -12,7 +12,7 @@ import pytest
 import torch
 
 from helpers.exercises.notebook_03 import check_attention_weights
-from helpers.exercises.notebook_12 import check_length_penalty
+from helpers.exercises.notebook_12 import check_doubling_length
 from helpers.language import current_language, set_language, tr
 from tools.translation.catalogue import po_bytes, read_catalogue
 from tools.translation.helpers_messages import (
@@ -163,9 +163,11 @@ def test_tr_answers_from_the_catalogue_in_chinese(chinese):
 
 
 def test_a_check_prints_its_verdict_in_chinese(chinese, capsys):
-    check_length_penalty(lambda length, alpha: ((5 + length) / 6) ** alpha)
+    check_doubling_length(
+        lambda alpha: next(n for n in range(1, 99) if (5 + n) / 6 >= 2 ** (1 / alpha))
+    )
     passed = capsys.readouterr().out
-    assert passed.startswith("✓ length_penalty ") and "全部 5 个用例" in passed
+    assert passed.startswith("✓ doubling_length ") and "全部 4 个" in passed
 
     def crashes(query, key):
         return query @ key  # (len_q, d_k) @ (len_k, d_k): the key is not transposed

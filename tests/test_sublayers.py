@@ -36,7 +36,7 @@ def make(norm_first: bool, dropout: float = 0.0) -> ResidualSublayer:
 
 
 def run(residual: ResidualSublayer, sublayer: nn.Module, x: torch.Tensor) -> torch.Tensor:
-    return residual.residual_output(x, sublayer(residual.sublayer_input(x)))
+    return residual(x, sublayer)
 
 
 def layer_norm(residual: ResidualSublayer, x: torch.Tensor) -> torch.Tensor:
@@ -104,6 +104,17 @@ def test_training_mode_is_random_eval_mode_is_not(x, sublayer):
     assert not torch.equal(run(residual, sublayer, x), run(residual, sublayer, x))
     residual.eval()
     assert torch.equal(run(residual, sublayer, x), run(residual, sublayer, x))
+
+
+@pytest.mark.parametrize("norm_first", [False, True])
+@pytest.mark.parametrize("training", [False, True])
+@torch.no_grad()
+def test_the_two_halves_make_one_call(x, sublayer, norm_first, training):
+    residual = make(norm_first, dropout=0.5).train(training)
+    torch.manual_seed(5)
+    two_halves = residual.residual_output(x, sublayer(residual.sublayer_input(x)))
+    torch.manual_seed(5)
+    assert torch.equal(two_halves, residual(x, sublayer))
 
 
 def test_pre_ln_identity_path_carries_the_gradient(x):

@@ -231,7 +231,7 @@ def test_bad_schedule_arguments_raise(kwargs, name):
 
 
 def example_length(example) -> int:
-    return max(len(example[0]), len(example[1]) + 1)
+    return max(len(example[0]), len(example[1]))  # tgt_input and tgt_output: len(target) wide
 
 
 @pytest.mark.parametrize("max_tokens", [11, 37, 200])
@@ -269,10 +269,16 @@ def test_bad_max_tokens_raises(max_tokens):
 
 
 def test_max_tokens_smaller_than_an_example_raises():
-    examples = [([5, 6, 7], [8, 9, 3])]  # length 4: the full target <s> 8 9 </s>
+    examples = [([5, 6, 7, 4], [8, 9, 3])]  # length 4: the source (the target tensors hold 3)
     assert token_budget_batches(examples, 4) == [[0]]
     with pytest.raises(ValueError, match="max_tokens: 3 is smaller than example 0"):
         token_budget_batches(examples, 3)
+    examples = [([5], [8, 9, 3])]  # length 3: tgt_input <s> 8 9 and tgt_output 8 9 </s>
+    assert token_budget_batches(examples, 3) == [[0]]
+    src, tgt_input, tgt_output = collate(examples, [0], pad_id=0, bos_id=2)
+    assert tgt_input.shape == tgt_output.shape == (1, 3)
+    with pytest.raises(ValueError, match="max_tokens: 2 is smaller than example 0"):
+        token_budget_batches(examples, 2)
 
 
 def test_collate_shapes_and_shift():
@@ -467,12 +473,14 @@ def test_train_bad_arguments_raise(kwargs, name):
 # ---------------------------------------------------------------- exercise checks
 
 
-def noam_rate(step, d_model, warmup_steps):
-    return d_model**-0.5 * min(step**-0.5, step * warmup_steps**-1.5)
+def steps_to_fall(d_model, warmup_steps, fraction):
+    return math.ceil(warmup_steps / fraction**2)
 
 
-def padding_fraction(batch, pad_id):
-    return (batch == pad_id).float().mean().item()
+def perplexity(logits, target, pad_id, reduction="mean"):
+    flat_logits, flat_target = logits.flatten(0, 1), target.flatten()
+    losses = F.cross_entropy(flat_logits, flat_target, ignore_index=pad_id, reduction=reduction)
+    return losses.exp()
 
 
 def smooth(target, vocab_size, epsilon):
@@ -490,35 +498,31 @@ def two_term(logits, target, epsilon, pad_id, reduce=True):
 
 CHECKS = [
     (
-        notebook_11.check_noam_rate,
-        noam_rate,
+        notebook_11.check_steps_to_fall,
+        steps_to_fall,
         [
-            (lambda s, d, w: noam_rate(s + 1, d, w), "off by one"),
-            (lambda s, d, w: max(s**-0.5, s * w**-1.5) * d**-0.5, "use min, not max"),
-            (lambda s, d, w: min(s**-0.5, s * w**-1.5), "d_model^-0.5 is missing"),
-            (lambda s, d, w: "fast", "expected a float"),
-            (
-                lambda s, d, w: noam_rate(s - 1, d, w),
-                "raised ZeroDivisionError at step 1: the step is counted from 1, so step 0 never "
-                "occurs; use step as it is, do not subtract 1",
-            ),
-            (
-                lambda s, d, w: d**-0.5 * min(torch.tensor(s - 1.0) ** -0.5, (s - 1) * w**-1.5),
-                "step 0 never occurs: do not subtract 1",
-            ),
+            (lambda d, w, f: steps_to_fall(d, w, f) - 1, "still above the fraction"),
+            (lambda d, w, f: steps_to_fall(d, w, f) + 1, "the step before already"),
+            (lambda d, w, f: math.ceil(w * f), "in the warm-up, before the peak"),
+            (lambda d, w, f: math.ceil(w / f), "not like 1/step"),
+            (lambda d, w, f: math.ceil(w / f**2 * (512 / d) ** 0.5), "compare the rate"),
+            (lambda d, w, f: w / f**2, "expected a whole step number"),
         ],
     ),
     (
-        notebook_11.check_padding_fraction,
-        padding_fraction,
+        notebook_11.check_perplexity,
+        perplexity,
         [
-            (lambda b, p: (b == p).sum().item(), "number of pads"),
-            (lambda b, p: (b != p).float().mean().item(), "fraction of real tokens"),
-            (lambda b, p: (b == p).sum().item() / b.shape[0], "not by the number of rows"),
+            (lambda z, t, p: perplexity(z, t, p).log(), "that is the mean cross-entropy"),
+            (lambda z, t, p: perplexity(z, t, -100), "the padding counts as targets"),
             (
-                lambda b, p: (b == p).float().mean(dim=1),
-                "expected a float, got a tensor of shape (2,): average over every entry with "
-                ".mean() (no dim)",
+                lambda z, t, p: perplexity(z, t, p, reduction="none")[t.flatten() != p].mean(),
+                "not the mean of each token's e to its loss",
+            ),
+            (lambda z, t, p: perplexity(z, t, p) + 1, "e to the mean cross-entropy"),
+            (
+                lambda z, t, p: perplexity(z, t, p, reduction="none"),
+                "got a tensor of shape (8,)",
             ),
         ],
     ),
@@ -641,7 +645,7 @@ def test_train_model_names_a_bad_argument(kwargs, name, value):
 
 
 def test_token_budget_batches_fill_the_budget_exactly_and_never_return_an_empty_batch():
-    examples = [([4] * 5, [5] * 4)] * 5  # each 5 tokens long (4 target ids + <s> or </s>)
+    examples = [([4] * 3, [5] * 4 + [3])] * 5  # each 5 tokens wide: 4 target ids + </s> (or <s>)
     assert token_budget_batches(examples, 10, shuffle=False) == [[0, 1], [2, 3], [4]]
     assert token_budget_batches(examples, 15, shuffle=False) == [[0, 1, 2], [3, 4]]
     assert token_budget_batches([([4], [])], 1, shuffle=False) == [[0]]  # the smallest budget

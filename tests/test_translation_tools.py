@@ -84,6 +84,45 @@ def test_a_translation_must_keep_formulas_code_links_and_numbers(chinese, proble
     assert problems("x = 1  # one", "x = 2  # 一", "code") != []
 
 
+@pytest.mark.parametrize(
+    ("english", "chinese"),
+    [
+        ("The model has 4.5 million parameters.", "模型有 450 万个参数。"),
+        ("The model has 4.5 million parameters.", "模型有 4.5 million（约 450 万）个参数。"),
+        ("The model has 4,503,124 parameters.", "模型有 4,503,124（约 450 万）个参数。"),
+        ("It has 65 million.", "它有 65 M（6500 万）。"),
+        ("25,000 tokens per step.", "每步 25000 个词元。"),
+        ("A batch of one, filled with 0s and 1s.", "大小为 1 的批次，由 0 和 1 组成。"),
+        ("Every 500th step.", "每 500 步。"),
+        ("Section 3.2.2.", "第 3.2.2 节。"),
+    ],
+)
+def test_numbers_are_compared_by_value_in_chinese_units(english, chinese):
+    assert problems(english, chinese, "markdown") == []
+
+
+@pytest.mark.parametrize(
+    ("english", "chinese", "problem"),
+    [
+        ("The model has 4.5 million parameters.", "模型有 460 万个参数。", "numbers missing"),
+        (
+            "The model has 4.5 million parameters.",
+            "模型有 4.5 million（450 亿）个参数。",
+            "not in the English",
+        ),
+        (
+            "The model has 4,503,124 parameters.",
+            "模型有 4,503,124（500 万）个参数。",
+            "not in the English",
+        ),
+        ("Two layers.", "两层，第 3 层。", "not in the English"),
+        ("Section 3.2.2.", "第 3.2.3 节。", "numbers missing"),
+    ],
+)
+def test_a_number_the_translator_changes_or_adds_is_caught(english, chinese, problem):
+    assert any(problem in p for p in problems(english, chinese, "markdown"))
+
+
 def _catalogue_for(texts, translated):
     catalogue = updated(
         new_catalogue("nb"), [Unit(i, 0, "markdown", t) for i, t in enumerate(texts)], "nb"
@@ -171,3 +210,24 @@ def test_regenerating_after_a_markdown_change_keeps_the_outputs_and_a_code_chang
     cli.generate(english_path)
     cleared = nbformat.read(chinese_path, as_version=4)
     assert cleared.cells[1].outputs == [] and cleared.cells[1].execution_count is None
+
+
+@pytest.mark.parametrize(
+    ("kind", "chinese", "expected"),
+    [
+        ("markdown", "源语言 (德语) 和目标语言", "源语言（德语）和目标语言"),
+        ("markdown", "约 70 % 的参数", "约 70% 的参数"),
+        ("markdown", "用PyTorch实现", "用 PyTorch 实现"),
+        ("markdown", "编码器-解码器", "编码器-解码器"),
+        ("markdown", "见 `f(德语)` 与 $a (德语)$", "见 `f(德语)` 与 $a (德语)$"),
+        ("code", 'print("词元:", tokens)', 'print("词元：", tokens)'),
+        ("code", "x = 1  # 运行 (60 步后)", "x = 1  # 运行（60 步后）"),
+        ("code", "y = f(x)  # 每个 (句子, 位置) 上", "y = f(x)  # 每个 (句子, 位置) 上"),
+    ],
+)
+def test_chinese_typography_rules(kind, chinese, expected):
+    from tools.translation.typography import fixed, typography_problems
+
+    assert fixed(chinese, kind) == expected
+    assert bool(typography_problems(chinese, kind)) == (chinese != expected)
+    assert fixed(expected, kind) == expected  # already right: left alone

@@ -40,6 +40,7 @@ MODULES = {
     "helpers/model/sublayers.py": ["tests/test_sublayers.py"],
     "helpers/model/encoder.py": ["tests/test_encoder.py"],
     "helpers/model/decoder.py": ["tests/test_decoder.py"],
+    "helpers/model/kv_cache.py": ["tests/test_kv_cache.py", "tests/test_decoder.py"],
     "helpers/model/transformer.py": ["tests/test_transformer.py", "tests/test_torch_reference.py"],
     "helpers/pipeline/decoding.py": ["tests/test_decoding.py"],
     "helpers/pipeline/training.py": ["tests/test_training.py"],

@@ -7,27 +7,60 @@ python -m tools.run_notebooks notebooks/03_*.ipynb
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
+import tempfile
 from pathlib import Path
 
 import nbformat
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
 
-from helpers.paths import ROOT, numbered_notebooks
+from helpers.language import RECORD_ENV_VAR
+from helpers.paths import NOTEBOOKS_DIR, ROOT, numbered_notebooks
 from tools.notebook_format import (
     KERNELSPEC,
     canonical_cell_metadata,
     canonical_metadata,
     coalesce_streams,
 )
+from tools.translation import LANGUAGE
+from tools.translation.stamp import STAMP_KEY, stamp
 
 CELL_TIMEOUT_SECONDS = 600
 
 
 def run_notebook(path: Path) -> bool:
-    """Execute one notebook in place; return True when every cell ran without error."""
+    """Execute one notebook in place; return True when every cell ran without error.
+
+    A Chinese notebook (notebooks/zh/) is stamped with what its outputs were made from
+    (tools.translation.stamp): its kernel records the helper messages it translates.
+    """
+    path = Path(path).resolve()
+    if path.parent == (NOTEBOOKS_DIR / LANGUAGE).resolve():
+        with tempfile.TemporaryDirectory() as folder:
+            record = Path(folder) / "messages.jsonl"
+            record.touch()
+            os.environ[RECORD_ENV_VAR] = str(record)  # inherited by the kernel
+            try:
+                ok = _execute(path)
+            finally:
+                del os.environ[RECORD_ENV_VAR]
+            english = NOTEBOOKS_DIR / path.name
+            messages = [
+                json.loads(line) for line in record.read_text(encoding="utf-8").splitlines()
+            ]
+        notebook = nbformat.read(path, as_version=4)
+        notebook.metadata[STAMP_KEY] = stamp(
+            english, NOTEBOOKS_DIR / LANGUAGE / "locale" / f"{path.stem}.po", messages
+        )
+        nbformat.write(notebook, path)
+        return ok
+    return _execute(path)
+
+
+def _execute(path: Path) -> bool:
     notebook = nbformat.read(path, as_version=4)
     client = NotebookClient(
         notebook,

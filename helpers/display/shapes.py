@@ -134,10 +134,11 @@ def trace_shapes(
 ) -> list[ShapeRecord]:
     """Run ``module(*inputs, **kwargs)`` once (without gradients) and record every submodule call.
 
-    Records come in the order the calls start, so a parent comes before its children and the
-    list reads as the data flow. depth is how deeply a call is nested in other calls (the module
-    itself is 0; containers that are never called, like ``nn.ModuleList``, add no level).
-    max_depth: keep calls at most this deep; None keeps all.
+    Records come in the order the calls start, so the list reads as the data flow. depth is how
+    deeply a submodule sits in the model's tree of attributes (the module itself is 0; containers
+    that are never called, like ``nn.ModuleList``, add no level), not how deeply its call is
+    nested: a layer that a wrapper calls (``residual(x, self.attention)``) keeps the depth of the
+    layer's attribute. max_depth: keep submodules at most this deep; None keeps all.
     """
     if not isinstance(module, nn.Module):
         raise ValueError(
@@ -153,10 +154,22 @@ def trace_shapes(
     records: list[dict[str, Any]] = []
     open_calls: list[int | None] = []  # one entry per call in progress: its record, or None
     handles = []
+    modules = dict(module.named_modules())
+    containers = {
+        name for name, m in modules.items() if isinstance(m, nn.ModuleList | nn.ModuleDict)
+    }
+
+    def depth_of(name: str) -> int:
+        """The number of called ancestors of a submodule in the attribute tree."""
+        if not name:
+            return 0
+        parts = name.split(".")
+        ancestors = [".".join(parts[:i]) for i in range(1, len(parts))]
+        return 1 + sum(ancestor not in containers for ancestor in ancestors)
 
     def watch(name: str, submodule: nn.Module) -> None:
         def before(mod, args, hook_kwargs):
-            depth = len(open_calls)
+            depth = depth_of(name)
             if max_depth is not None and depth > max_depth:
                 open_calls.append(None)
                 return
@@ -179,7 +192,7 @@ def trace_shapes(
         handles.append(submodule.register_forward_pre_hook(before, with_kwargs=True))
         handles.append(submodule.register_forward_hook(after, with_kwargs=True))
 
-    for name, submodule in module.named_modules():
+    for name, submodule in modules.items():
         watch(name, submodule)
     try:
         with torch.no_grad():

@@ -12,7 +12,7 @@ import torch.nn.functional as F
 
 from helpers.exercises import as_number, call_solution, on_cpu, verdict
 from helpers.language import tr
-from helpers.pipeline.training import smoothed_targets, warmup_lambda
+from helpers.pipeline.training import smoothed_targets
 
 
 def _not_a_number(result, expected: str, fix: str) -> str:
@@ -30,77 +30,82 @@ def _not_a_number(result, expected: str, fix: str) -> str:
     )
 
 
-def _paper_rate(step: int, d_model: int, warmup_steps: int) -> float:
-    return d_model**-0.5 * min(step**-0.5, step * warmup_steps**-1.5)
-
-
-def check_noam_rate(function: Callable[[int, int, int], float]) -> None:
-    """Exercise 1: noam_rate(step, d_model, warmup_steps), step counted from 1."""
+def check_steps_to_fall(function: Callable[[int, int, float], int]) -> None:
+    """Exercise 1: steps_to_fall(d_model, warmup_steps, fraction) -> the first step after the
+    peak whose rate is at most fraction times the peak rate (steps counted from 1)."""
     cases = [
-        (d_model, warmup, step)
-        for d_model, warmup in ((512, 4000), (256, 4000), (128, 100))
-        for step in (1, 2, warmup // 2, warmup - 1, warmup, warmup + 1, 3 * warmup, 100_000)
+        (d_model, warmup, fraction)
+        for d_model, warmup in ((512, 4000), (128, 100), (256, 4000))
+        for fraction in (0.9, 0.6, 0.3)
     ]
-    for d_model, warmup, step in cases:
-        expected = warmup_lambda(d_model, warmup)(step - 1)  # the LambdaLR counts from 0
-        result, problem = call_solution(function, step, d_model, warmup)
-        if problem is not None and isinstance(problem.error, ZeroDivisionError):
-            problem = tr(
-                "your function raised ZeroDivisionError at step {step}: the step is counted from "
-                "1, so step 0 never occurs; use step as it is, do not subtract 1"
-            ).format(step=step)
+    for d_model, warmup, fraction in cases:
+        expected = math.ceil(warmup / fraction**2)  # none of these cases is a whole number
+        result, problem = call_solution(function, d_model, warmup, fraction)
         if problem is not None:
             return verdict(False, "", problem)
         value = as_number(result)
-        if value is None:
-            return verdict(False, "", _not_a_number(result, tr("a float"), tr("return one number")))
-        if math.isclose(value, expected, rel_tol=1e-6):
+        if value is None or value != int(value):
+            return verdict(
+                False,
+                "",
+                tr("expected a whole step number (an int), got {result!r}").format(result=result),
+            )
+        if value == expected:
             continue
-        where = tr("step {step}, d_model {d_model}, warmup_steps {warmup}").format(
-            step=step, d_model=d_model, warmup=warmup
+        where = tr("d_model {d_model}, warmup_steps {warmup}, fraction {fraction}").format(
+            d_model=d_model, warmup=warmup, fraction=fraction
         )
-        if step == 1 and (value == 0 or not math.isfinite(value)):
-            hint = tr("the step is counted from 1, so step 0 never occurs: do not subtract 1")
-        elif math.isclose(value, _paper_rate(step + 1, d_model, warmup), rel_tol=1e-6):
-            hint = tr("off by one: here step counts from 1 (the paper's step), not from 0")
-        elif step > 1 and math.isclose(value, _paper_rate(step - 1, d_model, warmup), rel_tol=1e-6):
-            hint = tr("off by one: the step is counted from 1 already, do not subtract 1")
-        elif math.isclose(value, expected * d_model**0.5, rel_tol=1e-6):
-            hint = tr("the factor d_model^-0.5 is missing")
-        elif step < warmup and math.isclose(value, d_model**-0.5 * step**-0.5, rel_tol=1e-6):
-            hint = tr("during the warm-up the smaller of the two terms wins: use min, not max")
-        elif step > warmup and math.isclose(
-            value, d_model**-0.5 * step * warmup**-1.5, rel_tol=1e-6
-        ):
-            hint = tr("after the warm-up the smaller of the two terms wins: use min, not max")
+        if value <= warmup:
+            hint = tr("that step is in the warm-up, before the peak: look after the peak")
+        elif value == expected - 1:
+            hint = tr("at that step the rate is still above the fraction: one step later")
+        elif value == expected + 1:
+            hint = tr("the step before already has a rate at most the fraction")
+        elif value == math.ceil(warmup / fraction):
+            hint = tr("after the peak the rate falls like 1/sqrt(step), not like 1/step")
         else:
-            hint = tr("compare with d_model^-0.5 * min(step^-0.5, step * warmup_steps^-1.5)")
+            hint = tr("compare the rate after the peak with the peak rate, both from §5.3")
         return verdict(
             False,
             "",
-            tr("{where}: expected {expected:.6g}, got {value:.6g} ({hint})").format(
+            tr("{where}: expected step {expected}, got {value:.0f} ({hint})").format(
                 where=where, expected=expected, value=value, hint=hint
             ),
         )
     return verdict(
         True,
-        tr("noam_rate matches the schedule of §5.3 at {count} steps, warm-up and decay").format(
-            count=len(cases)
-        ),
+        tr(
+            "steps_to_fall is right in all {count} cases, three schedules and three fractions"
+        ).format(count=len(cases)),
         "",
     )
 
 
-def check_padding_fraction(function: Callable[[torch.Tensor, int], float]) -> None:
-    """Exercise 2: padding_fraction(batch, pad_id) -> fraction of entries equal to pad_id."""
+def _cross_entropy(logits: torch.Tensor, target: torch.Tensor, pad_id: int | None) -> float:
+    index = -100 if pad_id is None else pad_id
+    return F.cross_entropy(logits.flatten(0, 1), target.flatten(), ignore_index=index).item()
+
+
+def check_perplexity(function: Callable[[torch.Tensor, torch.Tensor, int], float]) -> None:
+    """Exercise 2: perplexity(logits, target, pad_id) -> e to the mean cross-entropy per
+    non-pad target token."""
+    generator = torch.Generator().manual_seed(2)
+    random_logits = 2 * torch.randn(3, 5, 9, generator=generator)
+    padded = torch.randint(4, 9, (3, 5), generator=generator)
+    padded[1, 3:], padded[2, 1:] = 0, 0
+    confident = torch.full((2, 4, 9), -20.0)
+    gold = torch.randint(4, 9, (2, 4), generator=generator)
+    confident.scatter_(-1, gold[..., None], 20.0)
+    other_pad = padded.masked_fill(padded == 0, 3)
     cases = [
-        (tr("two rows, 3 pads in 6"), torch.tensor([[5, 6, 0], [7, 0, 0]]), 0, 0.5),
-        (tr("no padding"), torch.tensor([[4, 5], [6, 7]]), 0, 0.0),
-        (tr("pad id 3, 1 pad in 8"), torch.tensor([[4, 5, 6, 7], [8, 9, 10, 3]]), 3, 0.125),
-        (tr("one row, 3 pads in 4"), torch.tensor([[9, 0, 0, 0]]), 0, 0.75),
+        (tr("uniform logits, V = 9"), torch.zeros(2, 4, 9), gold, 0),
+        (tr("random logits, padded targets"), random_logits, padded, 0),
+        (tr("pad id 3"), random_logits, other_pad, 3),
+        (tr("confident and right"), confident, gold, 0),
     ]
-    for name, batch, pad_id, expected in cases:
-        result, problem = call_solution(function, batch.clone(), pad_id)
+    for name, logits, target, pad_id in cases:
+        expected = math.exp(_cross_entropy(logits, target, pad_id))
+        result, problem = call_solution(function, logits.clone(), target.clone(), pad_id)
         if problem is not None:
             return verdict(False, "", problem)
         value = as_number(result)
@@ -108,34 +113,34 @@ def check_padding_fraction(function: Callable[[torch.Tensor, int], float]) -> No
             return verdict(
                 False,
                 "",
-                _not_a_number(
-                    result,
-                    tr("a float"),
-                    tr(
-                        "average over every entry with .mean() (no dim), then .item() gives a float"
-                    ),
-                ),
+                _not_a_number(result, tr("a float"), tr("average over every non-pad position")),
             )
-        if math.isclose(value, expected, abs_tol=1e-9):
+        if math.isclose(value, expected, rel_tol=1e-5):
             continue
-        pads = int((batch == pad_id).sum())
-        if math.isclose(value, pads, abs_tol=1e-9) and pads != expected:
-            hint = tr("that is the number of pads: divide by the number of entries")
-        elif math.isclose(value, 1 - expected, abs_tol=1e-9):
-            hint = tr("that is the fraction of real tokens: count the entries equal to pad_id")
-        elif math.isclose(value, pads / batch.shape[0], abs_tol=1e-9):
-            hint = tr("divide by every entry, batch * seq_len, not by the number of rows")
+        keep = target != pad_id
+        per_token = F.cross_entropy(logits[keep], target[keep], reduction="none")
+        if math.isclose(value, math.log(expected), rel_tol=1e-5, abs_tol=1e-9):
+            hint = tr("that is the mean cross-entropy: the perplexity is e to it")
+        elif math.isclose(value, math.exp(_cross_entropy(logits, target, None)), rel_tol=1e-5):
+            hint = tr("the padding counts as targets: average over the non-pad positions only")
+        elif math.isclose(value, per_token.exp().mean().item(), rel_tol=1e-5):
+            hint = tr("take e to the mean loss, not the mean of each token's e to its loss")
         else:
-            hint = tr("count the entries equal to pad_id and divide by batch.numel()")
+            hint = tr("e to the mean cross-entropy over the non-pad target positions")
         return verdict(
             False,
             "",
-            tr("{name}: expected {expected}, got {value:.4g} ({hint})").format(
+            tr("{name}: expected {expected:.4f}, got {value:.4g} ({hint})").format(
                 name=name, expected=expected, value=value, hint=hint
             ),
         )
     return verdict(
-        True, tr("padding_fraction is right on all {count} batches").format(count=len(cases)), ""
+        True,
+        tr(
+            "perplexity is right in all {count} cases: {vocab_size} for a uniform guess over "
+            "{vocab_size} words, about 1 for a confident right one"
+        ).format(count=len(cases), vocab_size=9),
+        "",
     )
 
 

@@ -4,7 +4,6 @@ Each check prints a verdict in words and returns None; it never raises on a wron
 unfinished answer.
 """
 
-import math
 from collections.abc import Callable
 
 from helpers.exercises import as_number, call_solution, verdict
@@ -15,11 +14,18 @@ def _gnmt_penalty(length: int, alpha: float) -> float:
     return ((5 + length) / 6) ** alpha
 
 
-def check_length_penalty(function: Callable[[int, float], float]) -> None:
-    """Exercise 1: length_penalty(length, alpha) = ((5 + length) / 6) ** alpha."""
-    cases = [(1, 0.6), (10, 0.6), (7, 1.0), (20, 0.0), (3, 2.0)]
-    for length, alpha in cases:
-        result, problem = call_solution(function, length, alpha)
+def _doubling_length(alpha: float) -> int:
+    length = 1
+    while _gnmt_penalty(length, alpha) < 2:
+        length += 1
+    return length
+
+
+def check_doubling_length(function: Callable[[float], int]) -> None:
+    """Exercise 1: doubling_length(alpha), the smallest |Y| with lp(|Y|) >= 2 = 2 lp(1)."""
+    alphas = [1.0, 0.6, 2.0, 0.3]
+    for alpha in alphas:
+        result, problem = call_solution(function, alpha)
         if problem is not None:
             return verdict(False, "", problem)
         value = as_number(result)
@@ -27,91 +33,71 @@ def check_length_penalty(function: Callable[[int, float], float]) -> None:
             return verdict(
                 False, "", tr("expected a number, got {type}").format(type=type(result).__name__)
             )
-        expected = _gnmt_penalty(length, alpha)
-        if not math.isclose(value, expected, rel_tol=1e-6):
-            hint = tr("GNMT's penalty is ((5 + length) / 6) ** alpha")
-            if math.isclose(value, length**alpha, rel_tol=1e-6):
-                hint = tr(
-                    "length ** alpha is the plain length normalisation; GNMT adds 5 and divides by 6"
-                )
-            elif alpha == 0.0:
-                hint = tr("alpha = 0 means no penalty: anything to the power 0 is 1")
+        expected = _doubling_length(alpha)
+        if value != expected:
+            if value == expected - 1:
+                hint = tr("at that length lp is still below 2: the first length where it reaches 2")
+            elif value != int(value):
+                hint = tr("a length is a whole number of tokens: round up")
+            else:
+                hint = tr("try the lengths 1, 2, 3, ... with length_penalty until it reaches 2")
             return verdict(
                 False,
                 "",
-                tr(
-                    "length_penalty({length}, {alpha}): expected {expected:.4f}, got {value:.4f} "
-                    "({hint})"
-                ).format(length=length, alpha=alpha, expected=expected, value=value, hint=hint),
+                tr("doubling_length({alpha}): expected {expected}, got {value:g} ({hint})").format(
+                    alpha=alpha, expected=expected, value=value, hint=hint
+                ),
             )
     return verdict(
         True,
-        tr("length_penalty matches ((5 + |Y|) / 6)^alpha in all {count} cases").format(
-            count=len(cases)
+        tr("doubling_length is right for all {count} values of alpha tried").format(
+            count=len(alphas)
         ),
         "",
     )
 
 
-def check_decoder_positions(function: Callable[[int, int], tuple[int, int]]) -> None:
-    """Exercise 2: decoder_positions(n_steps, batch_size) -> (with cache, without cache)."""
-    cases = [(1, 1), (5, 1), (12, 3), (20, 64)]
-    for n_steps, batch_size in cases:
-        result, problem = call_solution(function, n_steps, batch_size)
+def _cache_numbers(n_steps: int, src_len: int, batch_size: int, n_layers: int, d_model: int):
+    return 2 * n_layers * batch_size * d_model * (n_steps + src_len)
+
+
+def check_cache_numbers(function: Callable[[int, int, int, int, int], int]) -> None:
+    """Exercise 2: cache_numbers(n_steps, src_len, batch_size, n_layers, d_model)."""
+    cases = [(1, 1, 1, 1, 4), (5, 7, 2, 3, 16), (20, 12, 64, 6, 512)]
+    for case in cases:
+        result, problem = call_solution(function, *case)
         if problem is not None:
             return verdict(False, "", problem)
-        if not isinstance(result, tuple) or len(result) != 2:
+        value = as_number(result)
+        if value is None:
             return verdict(
-                False,
-                "",
-                tr("expected a pair (with_cache, without_cache), got {type}").format(
-                    type=type(result).__name__
-                ),
+                False, "", tr("expected a number, got {type}").format(type=type(result).__name__)
             )
-        values = [as_number(item) for item in result]
-        if any(value is None for value in values):
-            return verdict(False, "", tr("expected two numbers (with_cache, without_cache)"))
-        with_cache, without_cache = values
-        expected = (batch_size * n_steps, batch_size * n_steps * (n_steps + 1) // 2)
-        if with_cache != expected[0]:
-            return verdict(
-                False,
-                "",
-                tr(
-                    "decoder_positions({n_steps}, {batch_size}): with the cache expected "
-                    "{expected}, got {got:g} (each step feeds one new position per row)"
-                ).format(
-                    n_steps=n_steps, batch_size=batch_size, expected=expected[0], got=with_cache
-                ),
-            )
-        if without_cache != expected[1]:
-            hint = tr(
-                "step t re-runs the decoder on all t positions of the prefix, t = 1 .. n_steps"
-            )
-            if without_cache == batch_size * n_steps * n_steps:
+        n_steps, src_len, batch_size, n_layers, d_model = case
+        expected = _cache_numbers(*case)
+        per_position = n_layers * batch_size * d_model
+        if value != expected:
+            if value == 2 * per_position * n_steps:
                 hint = tr(
-                    "the prefix grows: step t has t positions, not n_steps, so the sum is n(n+1)/2"
+                    "that is the self-attention caches alone: the cross-attention caches "
+                    "hold the memory's keys and values too"
                 )
+            elif value == per_position * (n_steps + src_len):
+                hint = tr("a cache holds keys and values: two numbers per position and feature")
+            elif value == expected // n_layers:
+                hint = tr("every decoder layer has its own pair of caches")
+            else:
+                hint = tr("count, per layer, the positions each of its two caches holds")
             return verdict(
                 False,
                 "",
-                tr(
-                    "decoder_positions({n_steps}, {batch_size}): without the cache expected "
-                    "{expected}, got {got:g} ({hint})"
-                ).format(
-                    n_steps=n_steps,
-                    batch_size=batch_size,
-                    expected=expected[1],
-                    got=without_cache,
-                    hint=hint,
+                tr("cache_numbers{case}: expected {expected:,}, got {value:,g} ({hint})").format(
+                    case=case, expected=expected, value=value, hint=hint
                 ),
             )
     return verdict(
         True,
-        tr(
-            "decoder_positions is right in all {count} cases: n per row with the cache, "
-            "n(n+1)/2 without"
-        ).format(count=len(cases)),
+        tr("cache_numbers is right in all {count} cases").format(count=len(cases)),
         "",
     )
 

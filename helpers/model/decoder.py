@@ -5,9 +5,11 @@
 from torch import nn
 
 from helpers.checks import check_positive_int
+from helpers.classes import add_to_class
 from helpers.model.embeddings import PositionalEncoding, TokenEmbedding
 from helpers.model.feed_forward import PositionwiseFeedForward
-from helpers.model.multi_head_attention import KVCache, MultiHeadAttention
+from helpers.model.kv_cache import KVCache  # section 7
+from helpers.model.multi_head_attention import MultiHeadAttention
 from helpers.model.sublayers import ResidualSublayer
 
 
@@ -61,12 +63,6 @@ class Decoder(nn.Module):
         )
         self.final_norm = nn.LayerNorm(d_model) if norm_first else nn.Identity()
 
-    def new_cache(self, beams: int = 1) -> list[tuple[KVCache, KVCache]]:
-        """Empty caches, one (self, cross) pair per layer, for step-by-step decoding (section 7).
-        beams: rows of tgt per memory row in beam search (notebook 12)."""
-        check_positive_int("beams", beams)
-        return [(KVCache(), KVCache(from_memory=True, beams=beams)) for _ in self.layers]
-
     def forward(self, tgt, memory, tgt_mask, memory_mask, need_weights=False, cache=None, start=0):
         """tgt: (batch, tgt_len) ids at positions start, start+1, ... -> (batch, tgt_len, d_model),
         and the per-layer weights or None. With a cache, tgt_mask also covers the cached positions
@@ -80,3 +76,10 @@ class Decoder(nn.Module):
             cross_weights.append(cross_w)
         weights = (self_weights, cross_weights) if need_weights else (None, None)
         return self.final_norm(x), *weights
+
+
+@add_to_class(Decoder)
+def new_cache(self, beams: int = 1) -> list[tuple[KVCache, KVCache]]:
+    """One (self, cross) pair of empty caches per layer; beams: for beam search (notebook 12)."""
+    check_positive_int("beams", beams)
+    return [(KVCache(), KVCache(from_memory=True, beams=beams)) for _ in self.layers]

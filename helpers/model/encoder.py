@@ -29,16 +29,15 @@ class EncoderLayer(nn.Module):
 
     def forward(self, x: torch.Tensor, src_mask: torch.Tensor | None, need_weights: bool = False):
         """x: (batch, src_len, d_model); src_mask: bool (batch, 1, 1, src_len), True at real tokens.
+        Returns the new x and, when need_weights, the weights (batch, n_heads, src_len, src_len)."""
+        kept = {}  # the self-attention weights, for plots (None unless need_weights)
 
-        Returns the new x, same shape, and the self-attention weights (batch, n_heads, src_len,
-        src_len) when need_weights, else None.
-        """
-        # Self-attention: queries, keys and values are all the same (normalised in Pre-LN) x.
-        y = self.self_attention_residual.sublayer_input(x)
-        y, weights = self.self_attention(y, y, y, src_mask, need_weights)
-        x = self.self_attention_residual.residual_output(x, y)
-        y = self.feed_forward(self.feed_forward_residual.sublayer_input(x))
-        return self.feed_forward_residual.residual_output(x, y), weights
+        def self_attention(y: torch.Tensor) -> torch.Tensor:  # queries, keys and values: all y
+            output, kept["weights"] = self.self_attention(y, y, y, src_mask, need_weights)
+            return output
+
+        x = self.self_attention_residual(x, self_attention)
+        return self.feed_forward_residual(x, self.feed_forward), kept["weights"]
 
 
 class Encoder(nn.Module):

@@ -10,8 +10,9 @@ from torch import nn
 from helpers.checks import check_gpt_config, check_gpt_inputs
 from helpers.model.embeddings import PositionalEncoding, TokenEmbedding
 from helpers.model.feed_forward import PositionwiseFeedForward
+from helpers.model.kv_cache import KVCache
 from helpers.model.masks import decoder_self_attention_mask
-from helpers.model.multi_head_attention import KVCache, MultiHeadAttention, xavier_init_
+from helpers.model.multi_head_attention import MultiHeadAttention, xavier_init_
 from helpers.model.sublayers import ResidualSublayer
 
 

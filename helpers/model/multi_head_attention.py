@@ -3,7 +3,6 @@
 """Multi-head attention: project, split into heads, attend, concatenate, project (notebook 05)."""
 
 import math
-from dataclasses import dataclass
 
 import torch
 import torch.nn.functional as F
@@ -59,8 +58,8 @@ class MultiHeadAttention(nn.Module):
         """query: (batch, len_q, d_model), key and value: (batch, len_k, d_model) -> the output
         (batch, len_q, d_model), and the weights (batch, n_heads, len_q, len_k) or None.
 
-        mask: bool, broadcastable to the weights, True where attention is allowed. cache: a
-        ``KVCache`` when decoding one position at a time (notebook 12)."""
+        mask: bool, broadcastable to the weights, True where attention is allowed. cache: an object
+        whose ``attend`` keeps earlier keys and values (notebook 09's KVCache), or None."""
         check_bool_mask("mask", mask)  # the fused path would *add* a float mask to the scores
         if cache is not None:
             return cache.attend(self, query, key, value, mask, need_weights)
@@ -125,78 +124,3 @@ def xavier_init_(model: nn.Module) -> nn.Module:
         elif name.endswith("bias"):
             nn.init.zeros_(parameter)
     return model
-
-
-@dataclass
-class KVCache:
-    """Keys and values already projected into heads, kept between decoding steps (notebook 12).
-
-    key, value: (batch, n_heads, capacity, d_k or d_v), of which the first ``length`` positions
-    are filled. from_memory: True for cross-attention, whose keys and values are the encoder
-    output's, projected at the first step and reused unchanged; False for self-attention, which
-    appends the new positions at every step. Appending writes into spare room that doubles when
-    it runs out, so a step does not copy the whole history. beams (cross-attention only): how
-    many consecutive query rows read one memory row; in beam search rows b*beams ..
-    b*beams+beams-1 are the beams of sentence b, so the memory is held once per sentence.
-    """
-
-    key: torch.Tensor | None = None
-    value: torch.Tensor | None = None
-    from_memory: bool = False
-    length: int = 0
-    beams: int = 1
-
-    def append(self, key: torch.Tensor, value: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """Add positions (batch, n_heads, new, d) and return every position so far (views)."""
-        end = self.length + key.shape[2]
-        if self.key is None or end > self.key.shape[2]:
-            capacity = max(end, 2 * self.length, 16)
-            grown_key = key.new_empty(*key.shape[:2], capacity, key.shape[3])
-            grown_value = value.new_empty(*value.shape[:2], capacity, value.shape[3])
-            if self.length:
-                grown_key[:, :, : self.length] = self.key[:, :, : self.length]
-                grown_value[:, :, : self.length] = self.value[:, :, : self.length]
-            self.key, self.value = grown_key, grown_value
-        self.key[:, :, self.length : end] = key
-        self.value[:, :, self.length : end] = value
-        self.length = end
-        return self.key[:, :, :end], self.value[:, :, :end]
-
-    def set_memory(self, key: torch.Tensor, value: torch.Tensor) -> None:
-        """Keep the memory's projected keys and values (cross-attention)."""
-        self.key, self.value, self.length = key, value, key.shape[2]
-
-    def select_rows(self, rows: torch.Tensor) -> None:
-        """Keep only these batch rows, in this order (a finished sentence leaves; beams reorder)."""
-        if self.key is not None:
-            self.key, self.value = self.key[rows], self.value[rows]
-
-    def attend(self, attention, query, key, value, mask, need_weights):
-        """``attention(query, key, value, mask, need_weights)`` through the cache.
-
-        Self-attention: the new positions' keys and values join the earlier ones. Cross-attention:
-        the memory is projected at the first step and reused; with beams > 1, query rows
-        (batch * beams, len_q) read key and value rows (batch, len_k)."""
-        split = attention.split_heads
-        if not self.from_memory:
-            q, k, v = attention.project_query_key_value(query, key, value)
-            k, v = self.append(split(k, attention.d_k), split(v, attention.d_v))
-            heads, weights = attention.attend(split(q, attention.d_k), k, v, mask, need_weights)
-            return attention.w_o(attention.merge_heads(heads)), weights
-        # The beams of one memory row become one row of beams * len_q queries. A query reads the
-        # keys and values but never the other queries, so this changes no result.
-        assert self.beams == 1 or mask is None or mask.shape[-2] == 1, "beams: one mask row"
-        len_q = query.shape[1]
-        query = query.reshape(key.shape[0], self.beams * len_q, attention.d_model)
-        if self.key is None:  # the first step projects the memory
-            q, k, v = attention.project_query_key_value(query, key, value)
-            self.set_memory(split(k, attention.d_k), split(v, attention.d_v))
-        else:
-            q = F.linear(query, *attention.input_projections()["q"])
-        heads, weights = attention.attend(
-            split(q, attention.d_k), self.key, self.value, mask, need_weights
-        )
-        output = attention.w_o(attention.merge_heads(heads)).reshape(-1, len_q, attention.d_model)
-        if weights is not None:  # back to one row per beam
-            weights = weights.unflatten(2, (self.beams, len_q)).transpose(1, 2).flatten(0, 1)
-        return output, weights

@@ -2,10 +2,13 @@
 # change the cells marked `#| export model.sublayers` there, then run `make export`.
 """The residual connection around every sublayer, in both norm placements (notebook 07)."""
 
+from collections.abc import Callable
+
 import torch
 from torch import nn
 
 from helpers.checks import check_positive_int, check_probability
+from helpers.classes import add_to_class
 
 
 class ResidualSublayer(nn.Module):
@@ -13,8 +16,7 @@ class ResidualSublayer(nn.Module):
 
     Post-LN (the paper, §3.1): output = LayerNorm(x + Dropout(sublayer(x))).
     Pre-LN (Xiong et al., 2020): output = x + Dropout(sublayer(LayerNorm(x))).
-    A layer runs its sublayer on ``sublayer_input(x)`` and hands the result to
-    ``residual_output(x, result)``. A Pre-LN stack needs one more LayerNorm after its last layer.
+    A Pre-LN stack needs one more LayerNorm after its last layer.
     """
 
     def __init__(self, d_model: int, dropout: float = 0.0, norm_first: bool = False):
@@ -25,12 +27,22 @@ class ResidualSublayer(nn.Module):
         self.dropout = nn.Dropout(dropout)  # on the sublayer's output, before the add (§5.4)
         self.norm_first = norm_first
 
-    def sublayer_input(self, x: torch.Tensor) -> torch.Tensor:
-        """What the sublayer reads: LayerNorm(x) in Pre-LN, x in Post-LN. (batch, seq_len, d_model)."""
-        return self.norm(x) if self.norm_first else x
+    def forward(self, x: torch.Tensor, sublayer: Callable[[torch.Tensor], torch.Tensor]):
+        """x: (batch, seq_len, d_model); sublayer maps that shape to itself. Returns x's shape."""
+        if self.norm_first:
+            return x + self.dropout(sublayer(self.norm(x)))
+        return self.norm(x + self.dropout(sublayer(x)))
 
-    def residual_output(self, x: torch.Tensor, sublayer_output: torch.Tensor) -> torch.Tensor:
-        """x + Dropout(sublayer_output), normalised afterwards in Post-LN; all of x's shape."""
-        assert sublayer_output.shape == x.shape, "broadcasting would add it to every position"
-        added = x + self.dropout(sublayer_output)
-        return added if self.norm_first else self.norm(added)
+
+@add_to_class(ResidualSublayer)
+def sublayer_input(self, x: torch.Tensor) -> torch.Tensor:
+    """What the sublayer reads: LayerNorm(x) in Pre-LN, x in Post-LN. (batch, seq_len, d_model)."""
+    return self.norm(x) if self.norm_first else x
+
+
+@add_to_class(ResidualSublayer)
+def residual_output(self, x: torch.Tensor, sublayer_output: torch.Tensor) -> torch.Tensor:
+    """x + Dropout(sublayer_output), normalised afterwards in Post-LN; all of x's shape."""
+    assert sublayer_output.shape == x.shape, "broadcasting would add it to every position"
+    added = x + self.dropout(sublayer_output)
+    return added if self.norm_first else self.norm(added)

@@ -8,7 +8,6 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 import torch
-from torch.autograd.function import once_differentiable
 
 from helpers.checks import (
     check_number,
@@ -38,9 +37,10 @@ def token_budget_batches(
 ) -> list[list[int]]:
     """Group example indices into batches of similar length, each within max_tokens (paper §5.1).
 
-    Length: the longer of source and target + 1 (<s>); the batches' order is shuffled with seed.
+    Length: the longer of source and target, the widths of src and of tgt_input and tgt_output
+    (collate's <s> replaces the target's </s>); the batches' order is shuffled with seed.
     """
-    lengths = [max(len(source), len(target) + 1) for source, target in examples]
+    lengths = [max(len(source), len(target)) for source, target in examples]
     check_token_budget(max_tokens, lengths)
     # Sorted by (target length, source length), neighbours need little padding.
     order = sorted(range(len(examples)), key=lambda i: (len(examples[i][1]), len(examples[i][0])))
@@ -99,7 +99,7 @@ class SmoothedCrossEntropy(torch.autograd.Function):
         return lse - (1.0 - epsilon) * gold - epsilon * logits.mean(dim=1, dtype=dtype)
 
     @staticmethod
-    @once_differentiable
+    @torch.autograd.function.once_differentiable
     def backward(ctx, grad_loss: torch.Tensor) -> tuple[torch.Tensor, None, None]:
         logits, target, lse = ctx.saved_tensors
         n, vocab_size = logits.shape

@@ -84,8 +84,9 @@ def _load_real(config: TrainConfig) -> RunData:
 
 
 def example_length(example: Example) -> int:
-    """Tokens an example takes in a batch: its source, or its target with <s> in front."""
-    return max(len(example[0]), len(example[1]) + 1)
+    """Tokens an example takes in a batch, as ``token_budget_batches`` counts them: its source,
+    or its target (ending with </s>; tgt_input trades it for <s>, so both are as wide)."""
+    return max(len(example[0]), len(example[1]))
 
 
 @dataclass(frozen=True)

@@ -3,6 +3,7 @@
     python -m tools.translation update     # notebooks/zh/locale/*.po follow the English notebooks
     python -m tools.translation generate   # notebooks/zh/*.ipynb written (then run them)
     python -m tools.translation status     # entries, translated, fuzzy, untranslated per file
+    python -m tools.translation typography # translations set right by the Chinese typography rules
     python -m tools.translation helpers-messages   # helpers/locale/zh.po follows the tr() calls
 
 The English notebooks are the source. Each one has a gettext PO file (edit it with any PO tool:

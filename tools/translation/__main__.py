@@ -16,6 +16,8 @@ from tools.translation.catalogue import entries_state, read_catalogue, updated, 
 from tools.translation.checks import problems
 from tools.translation.generate import translated_notebook
 from tools.translation.helpers_messages import CATALOGUE_PATH, NonLiteralCall, fresh_catalogue
+from tools.translation.stamp import STAMP_KEY
+from tools.translation.typography import fixed
 from tools.translation.units import units
 
 EDITION_DIR = NOTEBOOKS_DIR / LANGUAGE
@@ -60,6 +62,8 @@ def generate(english: Path) -> None:
             for new, old in zip(fresh.cells, stored.cells, strict=True):
                 if new.cell_type == "code":
                     new.outputs, new.execution_count = old.outputs, old.execution_count
+            if STAMP_KEY in stored.metadata:  # and so does what they were made from
+                fresh.metadata[STAMP_KEY] = stored.metadata[STAMP_KEY]
     target.parent.mkdir(parents=True, exist_ok=True)
     nbformat.write(fresh, str(target))
 
@@ -120,6 +124,20 @@ def check(english: Path) -> list[str]:
     return found
 
 
+def fix_typography(english: Path) -> int:
+    """Write the catalogue's translations as the typography rules want them; how many changed."""
+    kinds = {unit.text: unit.kind for unit in units(read_english(english))}
+    catalogue = read_catalogue(catalogue_path(english), english.stem)
+    changed = 0
+    for message in catalogue:
+        if message.id in kinds and message.string:
+            new = fixed(message.string, kinds[message.id])
+            changed += new != message.string
+            message.string = new
+    write_catalogue(catalogue, catalogue_path(english))
+    return changed
+
+
 def update_helpers_messages() -> int:
     """helpers/locale/zh.po follows the tr("...") calls of the package; 1 when a call is not a
     literal (nothing is written then)."""
@@ -142,7 +160,8 @@ def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="python -m tools.translation",
                                      description=__doc__.split("\n")[0])  # fmt: skip
     parser.add_argument(
-        "command", choices=["update", "generate", "status", "check", "helpers-messages"]
+        "command",
+        choices=["update", "generate", "status", "check", "typography", "helpers-messages"],
     )
     parser.add_argument("notebooks", nargs="*", type=Path,
                         help="English notebooks (default: every lesson and the glossary)")  # fmt: skip
@@ -162,6 +181,9 @@ def main(argv: list[str]) -> int:
             update(path)
         elif args.command == "generate":
             generate(path)
+        elif args.command == "typography":
+            changed = fix_typography(path)
+            print(f"{path.stem}: {changed} translation(s) set right")
         elif args.command == "check":
             found = check(path)
             failed = failed or bool(found)
