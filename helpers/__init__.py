@@ -7,8 +7,9 @@ Its parts, lowest first; each imports only from itself and the parts above it in
   ``helpers.checks``, ``helpers.model_sizes`` (hand-written): ``tr()`` and its catalogues, where
   the repository's files are, ``add_to_class``, seeds and devices, the input checks of the public
   entry points, the model sizes (tiny, small, base, big);
-- ``helpers.data`` (hand-written, pure Python): the generated German-English corpus, and the
-  real German-English dictionary of notebook 15;
+- ``helpers.data`` (hand-written, pure Python): the generated German-English corpus and the
+  recognizer of its English grammar (notebook 16), and the real German-English dictionary of
+  notebook 15;
 - ``helpers.display`` (hand-written): notebook setup, shape tables, heatmaps; knows nothing of
   the model;
 - ``helpers.text`` (generated from notebooks 01 and 14): vocabularies and batches of token ids;
