@@ -565,12 +565,16 @@ def check_filter_options(logits: Any, top_k: Any, top_p: Any) -> None:
 
 
 def check_generate_options(
-    model: Any, ids: Any, max_new_tokens: Any, temperature: Any, generator: Any
-) -> None:
+    model: Any, ids: Any, max_new_tokens: Any, temperature: Any, top_k: Any, top_p: Any,
+    generator: Any,
+) -> None:  # fmt: skip
     """generate: a language model with a config, prompt ids that leave room for max_new_tokens
-    within max_len, a temperature >= 0 and a torch.Generator or None."""
+    within max_len, a temperature >= 0, filters as filter_logits takes them, and a
+    torch.Generator or None."""
     import torch
 
+    check_positive_int("top_k", top_k, allow_none=True)
+    check_number("top_p", top_p, low=0.0, high=1.0, low_open=True, high_open=False, allow_none=True)
     if not hasattr(model, "config") or not callable(getattr(model, "new_cache", None)):
         fail("model: expected a helpers.GPT, got {got}", got=type(model).__name__)
     check_positive_int("max_new_tokens", max_new_tokens)
@@ -588,3 +592,10 @@ def check_generate_options(
         fail(
             "generator: expected a torch.Generator or None, got {got}", got=type(generator).__name__
         )
+
+
+def check_samples(samples: Any) -> None:
+    """measure_samples: a non-empty list of sentences."""
+    check_strings("samples", samples)
+    if not samples:
+        fail("samples: expected at least one sentence, got none")

@@ -187,6 +187,8 @@ def test_rows_that_wrote_the_end_token_repeat_it_and_generation_stops():
         ({"max_new_tokens": 30}, "max_new_tokens: the prompt's 1 tokens and 30 new ones"),
         ({"temperature": -1.0}, "temperature: expected"),
         ({"generator": 3}, "generator: expected a torch.Generator or None"),
+        ({"top_k": 0, "temperature": 0.0}, "top_k: expected None or a positive int"),
+        ({"top_p": 2.0}, "top_p: expected"),
     ],
 )
 def test_generate_errors_name_the_argument(options, words):
@@ -285,6 +287,10 @@ def test_measure_samples_separates_new_from_memorised():
     measures = measure_samples(samples, training)
     assert measures["grammatical"] == 0.5 and measures["new"] == 0.25
     assert measures["memorised"] == 0.25
+    with pytest.raises(ValueError, match="samples: expected at least one sentence"):
+        measure_samples([], training)
+    with pytest.raises(ValueError, match="samples: expected a list of strings"):
+        measure_samples("the man drinks a beer", training)
 
 
 # ---------------------------------------------------------------- the exercises

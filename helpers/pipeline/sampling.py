@@ -8,7 +8,12 @@ from collections.abc import Sequence
 
 import torch
 
-from helpers.checks import check_filter_options, check_generate_options, check_positive_int
+from helpers.checks import (
+    check_filter_options,
+    check_generate_options,
+    check_positive_int,
+    check_samples,
+)
 from helpers.data.corpus.recognizer import is_grammatical
 from helpers.pipeline.decoding import evaluation_mode
 
@@ -47,7 +52,7 @@ def generate(
     """ids: (batch, prompt_len) -> (batch, prompt_len + new) ids, one token at a time through
     the KV cache. temperature 0 is greedy. eos_id: a row that wrote it repeats it; generation
     stops when every row has."""
-    check_generate_options(model, ids, max_new_tokens, temperature, generator)
+    check_generate_options(model, ids, max_new_tokens, temperature, top_k, top_p, generator)
     with evaluation_mode(model):
         cache = model.new_cache()
         logits = model(ids, cache=cache)[:, -1]  # the whole prompt in one pass
@@ -90,6 +95,7 @@ def distinct_ngrams(sentences: Sequence[str], n: int = 2) -> float:
 
 def measure_samples(samples: Sequence[str], training: set[str], judge=is_grammatical) -> dict:
     """Shares of grammatical, grammatical-and-new and memorised samples, and distinct-2."""
+    check_samples(samples)
     grammatical = [sentence for sentence in samples if judge(sentence)]
     new = [sentence for sentence in grammatical if sentence not in training]
     return {
