@@ -6,6 +6,8 @@ import random
 
 import pytest
 import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from helpers import GPT, GPTConfig, filter_logits, generate
 from helpers.data.corpus import load_corpus
@@ -65,6 +67,33 @@ def test_top_p_splits_a_tie_at_the_border_by_sort_order_as_hugging_face_does():
     removed_sorted[-1] = False
     reference = removed_sorted.scatter(0, order, removed_sorted)
     assert kept(filter_logits(logits, top_p=0.8)) == (~reference).tolist()
+
+
+PROPERTY = settings(max_examples=40, deadline=None, derandomize=True, database=None)
+
+
+@PROPERTY
+@given(
+    st.lists(st.floats(-5, 5, allow_nan=False, width=32), min_size=2, max_size=12),
+    st.floats(0.01, 1.0),
+    st.integers(1, 12),
+)
+def test_the_kept_set_is_the_smallest_prefix_of_the_sorted_probabilities(scores, p, k):
+    """Top-k keeps the scores >= the k-th; top-p then keeps the fewest most probable tokens of
+    what is left whose mass reaches p (up to float rounding), never none."""
+    logits = torch.tensor(scores)
+    after_k = filter_logits(logits, top_k=k)
+    kth = logits.sort(descending=True).values[min(k, len(scores)) - 1]
+    assert kept(after_k) == (logits >= kth).tolist()
+    result = filter_logits(logits, top_k=k, top_p=p)
+    kept_mask = result > -math.inf
+    probs = after_k.softmax(-1)
+    assert kept_mask.any() and (~kept_mask | (after_k > -math.inf)).all()
+    kept_mass = probs[kept_mask].sum().item()
+    assert kept_mass >= p - 1e-5
+    smallest_kept = probs[kept_mask].min().item()
+    assert kept_mass - smallest_kept < p + 1e-5  # without its least probable token, below p
+    assert probs[~kept_mask].max().item() <= smallest_kept + 1e-6 if (~kept_mask).any() else True
 
 
 def test_filters_work_row_by_row_on_batches():
