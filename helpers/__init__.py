@@ -83,6 +83,7 @@ _EXPORTS = {
     "explore_schedule": "helpers.explore.schedule",
     "explore_attention": "helpers.explore.attention",
     "explore_decoding": "helpers.explore.decoding",
+    "explore_sampling": "helpers.explore.sampling",
     # data, checkpoints and the shipped model
     "load_corpus": "helpers.data.corpus",
     "load_pretrained": "helpers.pretrained",

@@ -367,3 +367,49 @@ def test_exercise_checks(verdicts):
         solution_sentence_log_prob,
         [(wrong_sentence_log_prob, "shift by one"), (lambda model, ids: 1.0, "at most 0")],
     )
+
+
+# ---------------------------------------------------------------- the explorer
+
+
+def test_sampling_view_is_what_the_sampler_draws_from():
+    from helpers.explore.sampling import TOY_LOGITS, TOY_WORDS, sampling_view
+
+    view = sampling_view(TOY_LOGITS, TOY_WORDS, temperature=0.7, top_k=4, top_p=0.9)
+    expected = filter_logits(torch.tensor(TOY_LOGITS) / 0.7, top_k=4, top_p=0.9).softmax(-1)
+    torch.testing.assert_close(torch.tensor(view["probs"]), expected)
+    assert view["kept"] == (expected > 0).tolist()
+    assert view["plain"] == pytest.approx(torch.tensor(TOY_LOGITS).softmax(-1).tolist())
+    unfiltered = sampling_view(TOY_LOGITS, TOY_WORDS, temperature=1.0, top_k=0, top_p=1.0)
+    assert all(unfiltered["kept"]) and unfiltered["probs"] == pytest.approx(unfiltered["plain"])
+    assert unfiltered["entropy"] > view["entropy"] > 0
+
+
+def test_moving_the_sampling_sliders_changes_the_kept_tokens():
+    from helpers.explore.sampling import explore_sampling
+
+    explorer = explore_sampling(show=False)
+    assert sum(explorer.last_data["kept"]) == 6
+    assert sum(explorer.update(top_k=2)["kept"]) == 2
+    assert sum(explorer.update(top_k=0, top_p=0.5)["kept"]) == 2
+    hot, cold = explorer.update(temperature=3.0), None
+    cold = explorer.update(temperature=0.1)
+    assert cold["entropy"] < hot["entropy"]
+
+
+@pytest.mark.parametrize(
+    ("changes", "words"),
+    [
+        ({"temperature": 0.0}, "temperature: expected a number > 0"),
+        ({"top_p": 0.0}, "top_p: expected"),
+        ({"words": ["a"]}, "words: expected one word per score"),
+    ],
+)
+def test_sampling_view_names_a_bad_setting(changes, words):
+    from helpers.explore.sampling import TOY_LOGITS, TOY_WORDS, sampling_view
+
+    settings = {"logits": TOY_LOGITS, "words": TOY_WORDS, "temperature": 1.0, "top_k": 0}
+    settings.update({"top_p": 1.0, **changes})
+    with pytest.raises(ValueError) as error:
+        sampling_view(**settings)
+    assert words in str(error.value)
