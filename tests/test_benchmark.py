@@ -483,6 +483,7 @@ def test_the_explorer_timings_cover_every_explorer_and_their_goals():
         "masks",
         "attention",
         "decoding",
+        "sampling",
     }
     assert all(t.seconds > 0 for t in timings)
     goals = {(t.explorer, t.change): t.goal for t in timings}
