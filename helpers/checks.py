@@ -599,3 +599,60 @@ def check_samples(samples: Any) -> None:
     check_strings("samples", samples)
     if not samples:
         fail("samples: expected at least one sentence, got none")
+
+
+# ---------------------------------------------------------------- notebook 14 (sub-words, BPE)
+# The public entry points of helpers.text.bpe: word_frequencies, train_bpe, BPETokenizer.encode,
+# BPETokenizer.decode and BPETokenizer.load.
+
+
+def check_some_words(frequencies: Any) -> None:
+    """word_frequencies: the texts held at least one word."""
+    if not frequencies:
+        fail("texts: expected at least one word, got none")
+
+
+def check_bpe_training(
+    vocab_size: Any, min_frequency: Any, starting: Sequence[str], tie_order: Any
+) -> None:
+    """train_bpe: vocab_size an int no smaller than the starting pieces (``starting``),
+    min_frequency a positive int, tie_order None or the starting pieces in some order."""
+    if not isinstance(vocab_size, int) or isinstance(vocab_size, bool):
+        fail("vocab_size: expected an int, got {vocab_size!r}", vocab_size=vocab_size)
+    check_positive_int("min_frequency", min_frequency)
+    if tie_order is not None and (
+        isinstance(tie_order, str) or sorted(tie_order) != sorted(starting)
+    ):
+        fail(
+            "tie_order: expected the {count} starting pieces in some order, got {tie_order!r}",
+            count=len(starting),
+            tie_order=tie_order,
+        )
+    if vocab_size < len(starting):
+        fail(
+            "vocab_size: expected at least {count} (the characters of texts, with and without {end_of_word}), got {vocab_size}",  # noqa: E501
+            count=len(starting),
+            end_of_word="</w>",
+            vocab_size=vocab_size,
+        )
+
+
+def check_text(text: Any) -> None:
+    """BPETokenizer.encode: one str."""
+    if not isinstance(text, str):
+        fail("text: expected a str, got {type}", type=type(text).__name__)
+
+
+def check_pieces(pieces: Any) -> None:
+    """BPETokenizer.decode: a list of str pieces, not a single str."""
+    if isinstance(pieces, str):
+        fail("pieces: expected a list of pieces, got a single str")
+    for piece in pieces:
+        if not isinstance(piece, str):
+            fail("pieces: expected strings, got {type}", type=type(piece).__name__)
+
+
+def check_bpe_file(lines: list[str], headers: Sequence[str], path: Any) -> None:
+    """BPETokenizer.load: the file starts with the two header lines and holds the merges' line."""
+    if lines[:2] != list(headers[:2]) or headers[2] not in lines:
+        fail("path: {path} is not a file written by BPETokenizer.save", path=path)

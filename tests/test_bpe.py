@@ -207,7 +207,10 @@ def test_load_refuses_another_file(tmp_path):
         (lambda: train_bpe([], 100), "texts: expected at least one word"),
         (lambda: train_bpe(["", " "], 100), "texts: expected at least one word"),
         (lambda: train_bpe("der mann", 100), "texts: expected a list of strings"),
-        (lambda: train_bpe(["der", 3], 100), "texts: expected strings, got int at index 1"),
+        (
+            lambda: train_bpe(["der", 3], 100),
+            "texts: expected a list of strings, got int at index 1",
+        ),
         (lambda: train_bpe(["der"], 100, min_frequency=0), "min_frequency: expected a positive"),
         (lambda: train_bpe(["ab"], 100, tie_order=["a"]), "tie_order: expected the 3 starting"),
         (lambda: corpus_tokenizer().encode(None), "text: expected a str, got NoneType"),
@@ -273,9 +276,9 @@ def test_against_hugging_face_on_a_sample_of_the_real_dictionary():
 # ---------------------------------------------------------------- exercises
 
 
-def solution_apply_merges(word, merges):
-    pieces = initial_pieces(word)
-    for pair in merges:
+def solution_apply_merges(word, tokenizer):
+    pieces = tokenizer.start(word)
+    for pair in tokenizer.merges:
         pieces = merge_pair(pieces, pair)
     return list(pieces)
 
@@ -284,10 +287,10 @@ def solution_pieces_per_word(tokenizer, sentences):
     return sum(len(tokenizer.encode(s)) for s in sentences) / sum(len(s.split()) for s in sentences)
 
 
-def first_occurrence_only(word, merges):
+def first_occurrence_only(word, tokenizer):
     """A wrong answer: each merge joins only the first occurrence of its pair."""
-    pieces = list(initial_pieces(word))
-    for left, right in merges:
+    pieces = tokenizer.start(word)
+    for left, right in tokenizer.merges:
         for i in range(len(pieces) - 1):
             if (pieces[i], pieces[i + 1]) == (left, right):
                 pieces[i : i + 2] = [left + right]
@@ -295,18 +298,29 @@ def first_occurrence_only(word, merges):
     return pieces
 
 
+def replay_from_initial_pieces(word, tokenizer):
+    """A wrong answer: starts from the training pieces, so 'tanz' ends in z</w>, never learned."""
+    pieces = initial_pieces(word)
+    for pair in tokenizer.merges:
+        pieces = merge_pair(pieces, pair)
+    return list(pieces)
+
+
 def test_exercise_apply_merges(verdicts):
     verdicts.exercise(
         check_apply_merges,
         solution_apply_merges,
         wrong=[
-            (lambda word, merges: list(word), "the last piece must end with </w>"),
-            (lambda word, merges: list(initial_pieces(word)), "no merge was applied"),
+            (lambda word, tokenizer: list(word), "the last piece must end with </w>"),
+            (lambda word, tokenizer: tokenizer.start(word), "no merge was applied"),
             (
-                lambda word, merges: solution_apply_merges(word, merges[::-1]),
+                lambda word, tokenizer: solution_apply_merges(
+                    word, BPETokenizer(tokenizer.pieces, tokenizer.merges[::-1])
+                ),
                 "expected",
             ),
             (first_occurrence_only, "was not applied everywhere"),
+            (replay_from_initial_pieces, "is a piece of its own"),
         ],
     )
 

@@ -256,3 +256,13 @@ def test_the_chinese_readme_names_the_notes_the_series_grew_from_by_their_titles
     ):
         assert title in chinese, title
     assert "源代码" not in chinese, "the walkthrough's code is 示例代码 throughout the edition"
+
+
+LESSONS = [path for path in ENGLISH if path.stem != "glossary"]  # the glossary has no code
+
+
+@pytest.mark.parametrize("english", LESSONS, ids=[path.stem for path in LESSONS])
+def test_the_chinese_notebook_was_run_after_the_translations_its_outputs_use(english):
+    """Its figures too: nbval compares text, so a label translated anew would leave a stale PNG."""
+    found = stamp_problems(english, catalogue_path(english), read(edition_path(english)))
+    assert not found, "\n".join(found)

@@ -214,3 +214,16 @@ CHECKS = [
 @pytest.mark.parametrize(("check", "solution", "wrong"), CHECKS)
 def test_exercise_checks(check, solution, wrong, verdicts):
     verdicts.exercise(check, solution, wrong)
+
+
+def test_wavelengths_check_says_whether_the_count_is_right(capsys):
+    counted = int((good_wavelengths(512) < 50).sum())
+    check_wavelengths(good_wavelengths, counted)
+    right = capsys.readouterr().out
+    check_wavelengths(good_wavelengths, counted + 1)
+    wrong = capsys.readouterr().out
+    check_wavelengths(good_wavelengths)
+    asked = capsys.readouterr().out
+    assert right.startswith("✓") and f"{counted} of the 256 pairs" in right
+    assert wrong.startswith("✗") and f"{counted + 1} is not the number" in wrong
+    assert asked.startswith("✓") and "set pairs_within_50" in asked and str(counted) not in asked

@@ -1,5 +1,6 @@
 """helpers.model.encoder (notebook 08): shapes, equivalence with PyTorch, padding, bad input, exercises."""
 
+import copy
 import math
 
 import pytest
@@ -7,7 +8,7 @@ import torch
 from torch import nn
 
 from helpers.exercises.notebook_08 import (
-    check_encoder_layer_forward,
+    check_clones,
     check_encoder_parameter_count,
     check_matching_embedding_std,
 )
@@ -159,20 +160,20 @@ def test_bad_input_raises_value_errors_naming_the_argument():
 # The exercise checks: the solution passes, None and wrong answers fail with a message, nothing raises.
 
 
-def layer_forward_solution(layer, x, src_mask):
-    attention_norm = layer.self_attention_residual.norm
-    feed_forward_norm = layer.feed_forward_residual.norm
-    if layer.self_attention_residual.norm_first:
-        y = attention_norm(x)
-        x = x + layer.self_attention(y, y, y, src_mask)[0]
-        return x + layer.feed_forward(feed_forward_norm(x))
-    x = attention_norm(x + layer.self_attention(x, x, x, src_mask)[0])
-    return feed_forward_norm(x + layer.feed_forward(x))
+def clones_solution(layer, n):
+    return nn.ModuleList(copy.deepcopy(layer) for _ in range(n))
 
 
-def layer_forward_post_ln_only(layer, x, src_mask):
-    x = layer.self_attention_residual.norm(x + layer.self_attention(x, x, x, src_mask)[0])
-    return layer.feed_forward_residual.norm(x + layer.feed_forward(x))
+def clones_shared(layer, n):
+    return nn.ModuleList([layer] * n)  # n names for one layer
+
+
+def clones_plain_list(layer, n):
+    return [copy.deepcopy(layer) for _ in range(n)]
+
+
+def clones_fresh(layer, n):
+    return nn.ModuleList(EncoderLayer(8, 2, 16) for _ in range(n))  # new weights, not layer's
 
 
 def parameter_count_solution(vocab_size, d_model, d_ff, n_layers, norm_first):
@@ -185,7 +186,9 @@ def parameter_count_without_final_norm(vocab_size, d_model, d_ff, n_layers, norm
 
 
 CHECKS = [
-    (check_encoder_layer_forward, layer_forward_solution, layer_forward_post_ln_only, "Pre-LN"),
+    (check_clones, clones_solution, clones_shared, "share one set of weights"),
+    (check_clones, clones_solution, clones_plain_list, "nn.ModuleList"),
+    (check_clones, clones_solution, clones_fresh, "should start with the weights"),
     (
         check_encoder_parameter_count,
         parameter_count_solution,

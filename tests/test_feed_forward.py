@@ -180,38 +180,45 @@ def by_hand_without_relu(ffn, x):
     return (x @ ffn.linear1.weight.T + ffn.linear1.bias) @ ffn.linear2.weight.T + ffn.linear2.bias
 
 
-def conv_solution(linear):
-    conv = nn.Conv1d(linear.in_features, linear.out_features, kernel_size=1)
+def conv3_solution(linear):
+    conv = nn.Conv1d(linear.in_features, linear.out_features, kernel_size=3, padding=1)
     with torch.no_grad():
-        conv.weight.copy_(linear.weight.unsqueeze(-1))
+        conv.weight.zero_()
+        conv.weight[:, :, 1] = linear.weight
         conv.bias.copy_(linear.bias)
     return conv
 
 
-def conv_not_copied(linear):
-    return nn.Conv1d(linear.in_features, linear.out_features, kernel_size=1)
-
-
-def changed_solution(module, x, position):
+def conv3_side_tap(linear):
+    conv = conv3_solution(linear)
     with torch.no_grad():
-        perturbed = x.clone()
-        perturbed[:, position] += torch.randn_like(perturbed[:, position])
-        return (module(perturbed) - module(x)).abs().amax(dim=(0, 2)) > 0
+        conv.weight[:, :, 0], conv.weight[:, :, 1] = conv.weight[:, :, 1].clone(), 0.0
+    return conv
 
 
-def changed_only_itself(module, x, position):
-    return torch.arange(x.shape[1]) == position  # right for the feed-forward block only
+def conv3_taps_not_zeroed(linear):
+    conv = nn.Conv1d(linear.in_features, linear.out_features, kernel_size=3, padding=1)
+    with torch.no_grad():
+        conv.weight[:, :, 1] = linear.weight
+        conv.bias.copy_(linear.bias)
+    return conv
+
+
+def inputs_read_solution(module, x, position):
+    x = x.clone().requires_grad_()
+    module(x)[:, position].sum().backward()
+    return x.grad.abs().amax(dim=(0, 2)) > 0
+
+
+def inputs_read_forwards(module, x, position):
+    return torch.arange(x.shape[1]) >= position  # which outputs an input reaches: the reverse
 
 
 CHECKS = [
     (notebook_06.check_feed_forward_by_hand, by_hand_solution, by_hand_without_relu, "ReLU"),
-    (notebook_06.check_conv1d_from_linear, conv_solution, conv_not_copied, "copy the weight"),
-    (
-        notebook_06.check_changed_positions,
-        changed_solution,
-        changed_only_itself,
-        "causal self-attention",
-    ),
+    (notebook_06.check_conv3_from_linear, conv3_solution, conv3_side_tap, "shifted by one"),
+    (notebook_06.check_conv3_from_linear, conv3_solution, conv3_taps_not_zeroed, "exactly zero"),
+    (notebook_06.check_inputs_read, inputs_read_solution, inputs_read_forwards, "reads inputs"),
 ]
 
 

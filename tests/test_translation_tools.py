@@ -231,3 +231,13 @@ def test_chinese_typography_rules(kind, chinese, expected):
     assert fixed(chinese, kind) == expected
     assert bool(typography_problems(chinese, kind)) == (chinese != expected)
     assert fixed(expected, kind) == expected  # already right: left alone
+
+
+def test_chinese_typography_keeps_book_titles_and_spaces_no_bracket():
+    from tools.translation.typography import fixed
+
+    assert (
+        fixed("学习笔记《transformer详解》里的公式", "markdown")
+        == "学习笔记《transformer详解》里的公式"
+    )
+    assert fixed('x = {"V = 1,000 (上面实测)": 1}', "code") == 'x = {"V = 1,000（上面实测）": 1}'

@@ -23,8 +23,9 @@ def _as_float64(value: Any) -> torch.Tensor | None:
         return None
 
 
-def check_wavelengths(wavelengths: Callable[[int], Any]) -> None:
-    """wavelengths(d_model) must be 2*pi*10000^(2i/d_model) for each of the ceil(d_model/2) pairs."""
+def check_wavelengths(wavelengths: Callable[[int], Any], pairs_within_50: Any = None) -> None:
+    """wavelengths(d_model) must be 2*pi*10000^(2i/d_model) for each of the ceil(d_model/2) pairs;
+    pairs_within_50, once given, the number of pairs of d_model=512 shorter than 50 positions."""
     for d_model in (8, 512, 5):
         result, problem = call_solution(wavelengths, d_model)
         if problem:
@@ -64,13 +65,28 @@ def check_wavelengths(wavelengths: Callable[[int], Any]) -> None:
                     got_last=values.flatten()[-1],
                 ),
             )
+    if pairs_within_50 is None:
+        return verdict(
+            True,
+            tr(
+                "wavelengths are right, from 2*pi to nearly 10000*2*pi; now count the pairs of "
+                "d_model=512 whose wavelength is shorter than 50 positions and set pairs_within_50"
+            ),
+            "",
+        )
+    two_i = torch.arange(0, 512, 2, dtype=torch.float64)
+    count = int((2 * math.pi * 10000 ** (two_i / 512) < 50).sum())
+    right = not isinstance(pairs_within_50, bool) and pairs_within_50 == count
     return verdict(
-        True,
+        right,
         tr(
-            "wavelengths are right, from 2*pi to nearly 10000*2*pi; now count the pairs of "
-            "d_model=512 whose wavelength is shorter than 50 positions"
-        ),
-        "",
+            "wavelengths are right, and {count} of the 256 pairs of d_model=512 repeat within 50 "
+            "positions: the other pairs tell the positions of a short sentence apart"
+        ).format(count=count),
+        tr(
+            "wavelengths are right, but {got} is not the number of pairs of d_model=512 whose "
+            "wavelength is shorter than 50 positions; count them in wavelengths(512)"
+        ).format(got=pairs_within_50),
     )
 
 

@@ -60,29 +60,33 @@ def check_feed_forward_by_hand(feed_forward_by_hand: Callable) -> None:
     )
 
 
-def check_conv1d_from_linear(conv1d_from_linear: Callable) -> None:
-    """conv1d_from_linear(linear) -> an nn.Conv1d(kernel_size=1) computing the same map."""
+def check_conv3_from_linear(conv3_from_linear: Callable) -> None:
+    """conv3_from_linear(linear) -> an nn.Conv1d(kernel_size=3, padding=1) computing linear at
+    every position, reading neither neighbour."""
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(1)
         linear = nn.Linear(5, 7)
         x = torch.randn(2, 4, 5)  # (batch, seq_len, in_features)
         with torch.no_grad():
-            conv, problem = call_solution(conv1d_from_linear, linear)
+            conv, problem = call_solution(conv3_from_linear, linear)
     if problem is None and not isinstance(conv, nn.Conv1d):
         problem = tr("expected an nn.Conv1d, got {type}").format(type=type(conv).__name__)
     if problem is not None:
         return verdict(False, "", problem)
-    if (conv.in_channels, conv.out_channels, conv.kernel_size) != (5, 7, (1,)):
+    shape = (conv.in_channels, conv.out_channels, conv.kernel_size, conv.padding)
+    if shape != (5, 7, (3,), (1,)):
         return verdict(
             False,
             "",
             tr(
-                "expected Conv1d(in_channels=5, out_channels=7, kernel_size=1), got "
-                "Conv1d({in_channels}, {out_channels}, kernel_size={kernel_size})"
+                "expected Conv1d(in_channels=5, out_channels=7, kernel_size=3, padding=1), got "
+                "Conv1d({in_channels}, {out_channels}, kernel_size={kernel_size}, "
+                "padding={padding})"
             ).format(
                 in_channels=conv.in_channels,
                 out_channels=conv.out_channels,
                 kernel_size=conv.kernel_size[0],
+                padding=conv.padding[0] if isinstance(conv.padding, tuple) else conv.padding,
             ),
         )
     if conv.bias is None:
@@ -102,14 +106,38 @@ def check_conv1d_from_linear(conv1d_from_linear: Callable) -> None:
             )
     if torch.allclose(result, expected, atol=1e-5, rtol=1e-5):
         return verdict(
-            True, tr("a kernel-size-1 convolution is the same Linear at every position"), ""
+            True,
+            tr(
+                "a kernel of size 3 whose side taps are zero is position-wise again: the same "
+                "Linear at every position"
+            ),
+            "",
+        )
+    inner = slice(1, -1)
+    if torch.allclose(result[:, inner], expected[:, inner], atol=1e-5, rtol=1e-5):
+        return verdict(
+            False,
+            "",
+            tr("right inside, wrong at the ends: keep padding=1, the zero column the ends read"),
+        )
+    shifted = torch.allclose(
+        result[:, 1:], expected[:, :-1], atol=1e-5, rtol=1e-5
+    ) or torch.allclose(result[:, :-1], expected[:, 1:], atol=1e-5, rtol=1e-5)
+    if shifted:
+        return verdict(
+            False,
+            "",
+            tr(
+                "the output is shifted by one position: with padding=1, the middle tap (index 1) "
+                "reads the position itself"
+            ),
         )
     return verdict(
         False,
         "",
         tr(
-            "wrong values; copy the weight with linear.weight.unsqueeze(-1) "
-            "(shape (out, in, 1)) and the bias as it is"
+            "wrong values: each output position must read its own input only, so the Linear's "
+            "weight goes into one tap and the other two must be exactly zero"
         ),
     )
 
@@ -127,8 +155,9 @@ class _SelfAttention(nn.Module):
         return self.attention(x, x, x, mask)[0]
 
 
-def check_changed_positions(changed_positions: Callable) -> None:
-    """changed_positions(module, x, position) -> bool (seq_len,): outputs that move when x[:, position] does."""
+def check_inputs_read(inputs_read: Callable) -> None:
+    """inputs_read(module, x, position) -> bool (seq_len,): the input positions that output
+    `position` depends on, from its gradient."""
     seq_len, position = 5, 2
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(2)
@@ -136,13 +165,12 @@ def check_changed_positions(changed_positions: Callable) -> None:
         positions = torch.arange(seq_len)
         cases = [
             (tr("the feed-forward block"), PositionwiseFeedForward(8, 32), positions == position),
-            (tr("causal self-attention"), _SelfAttention(8, causal=True), positions >= position),
+            (tr("causal self-attention"), _SelfAttention(8, causal=True), positions <= position),
             (tr("self-attention"), _SelfAttention(8, causal=False), positions >= 0),
         ]
         for name, module, expected in cases:
             module.eval()
-            with torch.no_grad():
-                result, problem = call_solution(changed_positions, module, x.clone(), position)
+            result, problem = call_solution(inputs_read, module, x.clone(), position)
             if problem is not None:
                 return verdict(False, "", problem)
             try:
@@ -168,9 +196,9 @@ def check_changed_positions(changed_positions: Callable) -> None:
                     False,
                     "",
                     tr(
-                        "for {name} and position {position}: expected {expected}, got "
-                        "{got}; change only x[:, position] and compare each output "
-                        "position over the batch and the features"
+                        "for {name}, output position {position} reads inputs {expected}, got "
+                        "{got}; back-propagate from that output alone and see which rows of the "
+                        "gradient of x are not zero"
                     ).format(
                         name=name,
                         position=position,
@@ -181,8 +209,8 @@ def check_changed_positions(changed_positions: Callable) -> None:
     return verdict(
         True,
         tr(
-            "one position moves only itself in the feed-forward block, itself and later ones under "
-            "the look-ahead mask, and every position in self-attention"
+            "an output reads only its own input in the feed-forward block, itself and earlier "
+            "ones under the look-ahead mask, and every input in self-attention"
         ),
         "",
     )

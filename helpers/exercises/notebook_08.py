@@ -8,79 +8,72 @@ import math
 from collections.abc import Callable
 
 import torch
+from torch import nn
 
-from helpers.exercises import call_solution, count_parameters, on_cpu, verdict
+from helpers.exercises import (
+    call_solution,
+    count_parameters,
+    keeps_random_state,
+    verdict,
+)
 from helpers.language import tr
 from helpers.model.encoder import Encoder, EncoderLayer
-from helpers.model.masks import padding_mask
 
 
-def check_encoder_layer_forward(encoder_layer_forward: Callable) -> None:
-    """encoder_layer_forward(layer, x, src_mask) must equal layer(x, src_mask)[0], in both placements."""
-    try:
-        with torch.random.fork_rng(devices=[]), torch.no_grad():
-            torch.manual_seed(8)
-            src = torch.tensor([[5, 6, 7, 8, 9], [5, 6, 0, 0, 0]])
-            src_mask = padding_mask(src, 0)
-            x = torch.randn(2, 5, 16)
-            for norm_first, name in ((False, "Post-LN"), (True, "Pre-LN")):
-                layer = EncoderLayer(16, 2, 32, norm_first=norm_first).eval()
-                expected, _ = layer(x, src_mask)
-                result, problem = call_solution(encoder_layer_forward, layer, x, src_mask)
-                if problem:
-                    return verdict(False, "", problem)
-                if isinstance(result, tuple):
-                    return verdict(
-                        False,
-                        "",
-                        tr(
-                            "return only the output tensor, not a tuple (the attention returns a pair: "
-                            "keep its first element)"
-                        ),
-                    )
-                if not isinstance(result, torch.Tensor) or result.shape != expected.shape:
-                    shape = tuple(result.shape) if isinstance(result, torch.Tensor) else None
-                    return verdict(
-                        False,
-                        "",
-                        tr("{name}: expected a tensor of shape {shape} like x, got {type} {got}")
-                        .format(
-                            name=name,
-                            shape=tuple(expected.shape),
-                            type=type(result).__name__,
-                            got=shape or "",
-                        )
-                        .rstrip(),
-                    )
-                if not torch.allclose(on_cpu(result).float(), expected, atol=1e-5, rtol=1e-5):
-                    hint = (
-                        tr("Post-LN normalises after the residual addition: norm(x + sublayer(x))")
-                        if not norm_first
-                        else tr(
-                            "Pre-LN normalises what the sublayer reads and adds to the "
-                            "un-normalised x: x + sublayer(norm(x))"
-                        )
-                    )
-                    return verdict(
-                        False,
-                        "",
-                        tr("{name} layer: your output differs. {hint}").format(
-                            name=name, hint=hint
-                        ),
-                    )
-        return verdict(
-            True,
-            tr("your layer matches EncoderLayer in Post-LN and in Pre-LN"),
-            "",
-        )
-    except Exception as error:  # a check reports, it never crashes the notebook
+@keeps_random_state
+def check_clones(clones: Callable) -> None:
+    """clones(layer, n) -> nn.ModuleList of n independent copies of layer, each starting with its
+    weights."""
+    torch.manual_seed(8)
+    layer = EncoderLayer(8, 2, 16).eval()
+    n = 3
+    result, problem = call_solution(clones, layer, n)
+    if problem is not None:
+        return verdict(False, "", problem)
+    if not isinstance(result, nn.ModuleList):
         return verdict(
             False,
             "",
-            tr("the check could not run your answer: {error}: {message}").format(
-                error=type(error).__name__, message=error
-            ),
+            tr(
+                "expected an nn.ModuleList, got {type}: a plain list hides its layers from "
+                ".parameters(), .to(device) and the optimiser"
+            ).format(type=type(result).__name__),
         )
+    if len(result) != n or not all(isinstance(copy, EncoderLayer) for copy in result):
+        return verdict(
+            False, "", tr("expected {n} EncoderLayers, got {got}").format(n=n, got=len(result))
+        )
+    start = layer.state_dict()
+    for copy in result:
+        for name, tensor in copy.state_dict().items():
+            if not torch.equal(tensor, start[name]):
+                return verdict(
+                    False,
+                    "",
+                    tr("each copy should start with the weights of layer ({name} differs)").format(
+                        name=name
+                    ),
+                )
+    per_layer = count_parameters(layer)
+    seen = count_parameters(result)  # parameters() counts a shared tensor once
+    if seen != n * per_layer:
+        return verdict(
+            False,
+            "",
+            tr(
+                "the optimiser would see {seen:,} parameters, not {n} x {per_layer:,}: your "
+                "copies share one set of weights, so the stack would train a single layer "
+                "{n} times over"
+            ).format(seen=seen, n=n, per_layer=per_layer),
+        )
+    return verdict(
+        True,
+        tr(
+            "{n} layers with the same starting weights and {total:,} parameters: each will "
+            "train on its own"
+        ).format(n=n, total=seen),
+        "",
+    )
 
 
 def check_encoder_parameter_count(encoder_parameter_count: Callable) -> None:

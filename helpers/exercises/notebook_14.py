@@ -8,8 +8,9 @@ from helpers.exercises import as_number, call_solution, verdict
 from helpers.language import tr
 from helpers.text.bpe import BPETokenizer, train_bpe
 
-# Seen words, unseen words, a one-letter word and a word whose pair "an" is merged twice.
-WORDS = ["der", "the", "kleine", "äpfel", "bahnhof", "mochte", "a", "kaffeetasse", "ananas"]
+# Seen words, unseen words, a one-letter word, a word whose pair "an" is merged twice, and "tanz",
+# whose last character never ends a training word (so "z</w>" is no piece; "</w>" stands alone).
+WORDS = ["der", "the", "kleine", "äpfel", "bahnhof", "mochte", "a", "kaffeetasse", "ananas", "tanz"]
 SENTENCES = ["der kleine hund trinkt kein bier", "the small dog drinks no beer , because"]
 
 
@@ -22,10 +23,11 @@ def _tokenizer(vocab_size: int) -> BPETokenizer:
 
 
 def check_apply_merges(apply_merges: Callable) -> None:
-    """apply_merges(word, merges) -> list of pieces, each merge applied in the order learned."""
+    """apply_merges(word, tokenizer) -> list of pieces, each merge applied in the order learned."""
     tokenizer = _tokenizer(300)
+    assert tokenizer.encode("tanz")[-1] == "</w>"  # the word the exercise promises
     for word in WORDS:
-        result, problem = call_solution(apply_merges, word, list(tokenizer.merges))
+        result, problem = call_solution(apply_merges, word, tokenizer)
         if problem is not None:
             return verdict(False, "", problem)
         if isinstance(result, tuple):
@@ -44,13 +46,22 @@ def check_apply_merges(apply_merges: Callable) -> None:
                         word=word, result=result
                     ),
                 )
-            if result == list(word[:-1]) + [word[-1] + "</w>"]:
+            if result == tokenizer.start(word):
                 return verdict(
                     False,
                     "",
                     tr("{word!r}: no merge was applied, got {result}").format(
                         word=word, result=result
                     ),
+                )
+            if expected[-1] == "</w>" and result[-1] != "</w>":
+                return verdict(
+                    False,
+                    "",
+                    tr(
+                        "{word!r}: {piece!r} was never learned, so </w> is a piece of its own: "
+                        "start from tokenizer.start(word), got {result}"
+                    ).format(word=word, piece=word[-1] + "</w>", result=result),
                 )
             merges = set(tokenizer.merges)
             unjoined = [pair for pair in zip(result, result[1:], strict=False) if pair in merges]

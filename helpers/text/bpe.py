@@ -2,51 +2,34 @@
 # change the cells marked `#| export text.bpe` there, then run `make export`.
 """Byte-pair encoding: sub-word pieces learned from word frequencies (notebook 14).
 
-A word is split into characters, its last character marked with ``</w>`` (the end-of-word
-marker of Sennrich et al., 2016); the most frequent adjacent pair of pieces is merged into one
-piece, again and again, until the vocabulary has ``vocab_size`` pieces. Encoding applies the
-learned merges in the order they were learned; characters never seen in training fall back to
-their UTF-8 bytes, written ``<0xNN>``, so every text comes back exactly.
+A word is split into characters, its last character marked with ``</w>`` (Sennrich et al., 2016);
+the most frequent adjacent pair of pieces is merged into one piece, again and again. Encoding
+replays the learned merges; characters never seen in training fall back to byte pieces <0xNN>.
 """
 
 import heapq
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
-from helpers.language import tr
+from helpers.checks import (
+    check_bpe_file,
+    check_bpe_training,
+    check_pieces,
+    check_some_words,
+    check_strings,
+    check_text,
+)
+from helpers.classes import add_to_class
 
 END_OF_WORD = "</w>"
-FILE_HEADER = "# byte-pair encoding (helpers.text.bpe)"
-# The section lines hold spaces, which no piece does, so they cannot be mistaken for a piece.
-PIECES_HEADER = "## pieces, one per line, in the order they were made"
-MERGES_HEADER = "## merges, one 'left right' per line, in the order they were learned"
 
 
-def byte_piece(value: int) -> str:
-    """The piece for one byte of an unknown character: 195 -> '<0xC3>'."""
-    return f"<0x{value:02X}>"
-
-
-BYTE_PIECES = tuple(byte_piece(value) for value in range(256))
-_BYTE_VALUES = {piece: value for value, piece in enumerate(BYTE_PIECES)}
-
-
-def word_frequencies(texts: Iterable[str]) -> Counter:
+def word_frequencies(texts: Sequence[str]) -> Counter:
     """How often each word occurs; words are what str.split() gives (split on white space)."""
-    if isinstance(texts, str):
-        raise ValueError(tr("texts: expected a list of strings, got a single str"))
-    frequencies: Counter = Counter()
-    for index, text in enumerate(texts):
-        if not isinstance(text, str):
-            raise ValueError(
-                tr("texts: expected strings, got {type} at index {index}").format(
-                    type=type(text).__name__, index=index
-                )
-            )
-        frequencies.update(text.split())
-    if not frequencies:
-        raise ValueError(tr("texts: expected at least one word, got none"))
+    check_strings("texts", texts)
+    frequencies = Counter(word for text in texts for word in text.split())
+    check_some_words(frequencies)
     return frequencies
 
 
@@ -76,12 +59,84 @@ def merge_pair(pieces: tuple[str, ...], pair: tuple[str, str]) -> tuple[str, ...
     return tuple(merged)
 
 
+class BPETokenizer:
+    """Learned pieces (in the order they were made) and merges (in the order they were learned)."""
+
+    def __init__(self, pieces: list[str], merges: list[tuple[str, str]]):
+        self.pieces = list(pieces)
+        self.merges = list(merges)
+        self.rank = {pair: index for index, pair in enumerate(self.merges)}  # earliest: 0
+        self.characters = {piece for piece in self.pieces if len(piece) == 1}
+        self.known = set(self.pieces)
+        self.cache: dict[str, tuple[str, ...]] = {}  # each distinct word is split once
+
+    def encode_word(self, word: str) -> tuple[str, ...]:
+        """One word to pieces: merge the pair learned earliest, until no learned pair is left."""
+        if word not in self.cache:
+            pieces = tuple(self.start(word))
+            while len(pieces) > 1:
+                pairs = zip(pieces, pieces[1:], strict=False)
+                best = min(pairs, key=lambda pair: self.rank.get(pair, len(self.rank)))
+                if best not in self.rank:
+                    break
+                pieces = merge_pair(pieces, best)
+            self.cache[word] = pieces
+        return self.cache[word]
+
+    def encode(self, text: str) -> list[str]:
+        """A text to pieces, word by word (words are split on white space)."""
+        check_text(text)
+        return [piece for word in text.split() for piece in self.encode_word(word)]
+
+    def decode(self, pieces: list[str]) -> str:
+        """Pieces back to text: bytes joined, each ``</w>`` read as the space after a word."""
+        check_pieces(pieces)
+        data = bytearray()
+        for piece in pieces:
+            if piece in BYTE_VALUES:  # <0xNN>: one byte of an unknown character, below
+                data.append(BYTE_VALUES[piece])
+            elif piece.endswith(END_OF_WORD):
+                data += piece.removesuffix(END_OF_WORD).encode("utf-8") + b" "
+            else:
+                data += piece.encode("utf-8")
+        return data.decode("utf-8", errors="replace").removesuffix(" ")
+
+    def __repr__(self) -> str:
+        return f"BPETokenizer({len(self.pieces)} pieces, {len(self.merges)} merges)"
+
+
+def byte_piece(value: int) -> str:
+    """The piece for one byte of an unknown character: 195 -> '<0xC3>'."""
+    return f"<0x{value:02X}>"
+
+
+BYTE_PIECES = tuple(byte_piece(value) for value in range(256))
+BYTE_VALUES = {piece: value for value, piece in enumerate(BYTE_PIECES)}
+
+
+@add_to_class(BPETokenizer)
+def start(self, word: str) -> list[str]:
+    """The pieces encoding starts from: known characters, the UTF-8 bytes of unknown ones, and
+    ``</w>`` on the last piece (or as a piece of its own when that ``x</w>`` was never learned)."""
+    pieces = []
+    for character in word:
+        if character in self.characters:
+            pieces.append(character)
+        else:
+            pieces += [byte_piece(value) for value in character.encode("utf-8")]
+    if pieces[-1] + END_OF_WORD in self.known:
+        pieces[-1] += END_OF_WORD
+    else:
+        pieces.append(END_OF_WORD)
+    return pieces
+
+
 def train_bpe(
-    texts: Iterable[str],
+    texts: Sequence[str],
     vocab_size: int,
     min_frequency: int = 2,
     tie_order: Sequence[str] | None = None,
-) -> "BPETokenizer":
+) -> BPETokenizer:
     """Learn merges from texts until there are vocab_size pieces (or no pair occurs min_frequency times).
 
     Ties between pairs of equal count go to the pair whose left piece was made first, then whose
@@ -89,34 +144,10 @@ def train_bpe(
     the order tie_order gives; by default the characters in code-point order, then the
     characters with ``</w>`` in code-point order. Merged pieces come after, in the order made.
     """
-    if not isinstance(vocab_size, int) or isinstance(vocab_size, bool):
-        raise ValueError(
-            tr("vocab_size: expected an int, got {vocab_size!r}").format(vocab_size=vocab_size)
-        )
-    if not isinstance(min_frequency, int) or min_frequency < 1:
-        raise ValueError(
-            tr("min_frequency: expected a positive int, got {min_frequency!r}").format(
-                min_frequency=min_frequency
-            )
-        )
     frequencies = word_frequencies(texts)
     pieces = starting_pieces(frequencies)
-    if tie_order is not None:
-        if isinstance(tie_order, str) or sorted(tie_order) != sorted(pieces):
-            raise ValueError(
-                tr(
-                    "tie_order: expected the {count} starting pieces in some order, "
-                    "got {tie_order!r}"
-                ).format(count=len(pieces), tie_order=tie_order)
-            )
-        pieces = list(tie_order)
-    if vocab_size < len(pieces):
-        raise ValueError(
-            tr(
-                "vocab_size: expected at least {count} (the characters of texts, with and "
-                "without {end_of_word}), got {vocab_size}"
-            ).format(count=len(pieces), end_of_word=END_OF_WORD, vocab_size=vocab_size)
-        )
+    check_bpe_training(vocab_size, min_frequency, pieces, tie_order)
+    pieces = list(pieces if tie_order is None else tie_order)
     piece_id = {piece: index for index, piece in enumerate(pieces)}
     words = [initial_pieces(word) for word in frequencies]
     counts = list(frequencies.values())
@@ -144,7 +175,7 @@ def train_bpe(
             break
         merges.append(pair)
         new_piece = pair[0] + pair[1]
-        if new_piece not in piece_id:
+        if new_piece not in piece_id:  # two pairs can make the same piece: ab c, a bc
             piece_id[new_piece] = len(pieces)
             pieces.append(new_piece)
         delta: Counter = Counter()  # how each pair's count changes
@@ -171,101 +202,32 @@ def train_bpe(
     return BPETokenizer(pieces, merges)
 
 
-class BPETokenizer:
-    """Learned pieces and merges; encode text to pieces, decode pieces to text.
+@add_to_class(BPETokenizer)
+@property
+def vocabulary(self) -> list[str]:
+    """Every piece encode can produce: the learned ones, then ``</w>`` and the 256 bytes."""
+    return [*self.pieces, END_OF_WORD, *BYTE_PIECES]
 
-    pieces: the vocabulary learned from text (characters, characters with ``</w>``, merged pieces),
-    in the order they were made. merges: the learned pairs, in order. Encoding may also produce
-    the reserved pieces ``</w>`` (after a word whose last character never ended a training word)
-    and ``<0x00>`` ... ``<0xFF>`` (the bytes of a character never seen in training).
-    """
 
-    def __init__(self, pieces: list[str], merges: list[tuple[str, str]]):
-        self.pieces = list(pieces)
-        self.merges = list(merges)
-        self.rank = {pair: index for index, pair in enumerate(self.merges)}
-        self.characters = {piece for piece in self.pieces if len(piece) == 1}
-        self._piece_set = set(self.pieces)
-        self._cache: dict[str, tuple[str, ...]] = {}
+FILE_HEADER = "# byte-pair encoding (helpers.text.bpe)"
+PIECES_HEADER = "## pieces, one per line, in the order they were made"
+MERGES_HEADER = "## merges, one 'left right' per line, in the order they were learned"
 
-    @property
-    def vocabulary(self) -> list[str]:
-        """Every piece encode can produce: the learned ones, then ``</w>`` and the 256 bytes."""
-        return [*self.pieces, END_OF_WORD, *BYTE_PIECES]
 
-    def _start(self, word: str) -> list[str]:
-        # Known characters stay, unknown ones become their bytes; the end-of-word marker goes on
-        # the last character when that piece was learned, else it is a piece of its own.
-        start = []
-        for character in word:
-            if character in self.characters:
-                start.append(character)
-            else:
-                start.extend(byte_piece(value) for value in character.encode("utf-8"))
-        last = start[-1] + END_OF_WORD
-        if last in self._piece_set:
-            start[-1] = last
-        else:
-            start.append(END_OF_WORD)
-        return start
+@add_to_class(BPETokenizer)
+def save(self, path: str | Path) -> None:
+    """A plain text file: a header, the pieces one per line, then the merges 'left right'."""
+    lines = [FILE_HEADER, PIECES_HEADER, *self.pieces, MERGES_HEADER]
+    lines += [f"{left} {right}" for left, right in self.merges]
+    Path(path).write_text("\n".join(lines) + "\n", encoding="utf-8")
 
-    def encode_word(self, word: str) -> tuple[str, ...]:
-        """One word to pieces: merge the pair learned earliest, until no learned pair is left."""
-        if word in self._cache:
-            return self._cache[word]
-        pieces = tuple(self._start(word))
-        while len(pieces) > 1:
-            pairs = set(zip(pieces, pieces[1:], strict=False))
-            best = min(pairs, key=lambda pair: self.rank.get(pair, len(self.rank)))
-            if best not in self.rank:
-                break
-            pieces = merge_pair(pieces, best)
-        self._cache[word] = pieces
-        return pieces
 
-    def encode(self, text: str) -> list[str]:
-        """A text to pieces, word by word (words are split on white space)."""
-        if not isinstance(text, str):
-            raise ValueError(
-                tr("text: expected a str, got {type}").format(type=type(text).__name__)
-            )
-        return [piece for word in text.split() for piece in self.encode_word(word)]
-
-    def decode(self, pieces: list[str]) -> str:
-        """Pieces back to text: pieces joined, ``</w>`` read as the space between words."""
-        if isinstance(pieces, str):
-            raise ValueError(tr("pieces: expected a list of pieces, got a single str"))
-        data = bytearray()
-        for piece in pieces:
-            if not isinstance(piece, str):
-                raise ValueError(
-                    tr("pieces: expected strings, got {type}").format(type=type(piece).__name__)
-                )
-            if piece in _BYTE_VALUES:
-                data.append(_BYTE_VALUES[piece])
-            elif piece.endswith(END_OF_WORD):
-                data += piece[: -len(END_OF_WORD)].encode("utf-8") + b" "
-            else:
-                data += piece.encode("utf-8")
-        return data.decode("utf-8", errors="replace").removesuffix(" ")
-
-    def save(self, path: str | Path) -> None:
-        """A plain text file: a header, the pieces one per line, then the merges 'left right'."""
-        lines = [FILE_HEADER, PIECES_HEADER, *self.pieces, MERGES_HEADER]
-        lines += [f"{left} {right}" for left, right in self.merges]
-        Path(path).write_text("\n".join(lines) + "\n", encoding="utf-8")
-
-    @classmethod
-    def load(cls, path: str | Path) -> "BPETokenizer":
-        """The tokenizer that save() wrote to path."""
-        lines = Path(path).read_text(encoding="utf-8").split("\n")
-        if lines[:2] != [FILE_HEADER, PIECES_HEADER] or MERGES_HEADER not in lines:
-            raise ValueError(
-                tr("path: {path} is not a file written by BPETokenizer.save").format(path=path)
-            )
-        middle = lines.index(MERGES_HEADER)
-        merges = [tuple(line.split(" ")) for line in lines[middle + 1 :] if line]
-        return cls(lines[2:middle], merges)
-
-    def __repr__(self) -> str:
-        return f"BPETokenizer({len(self.pieces)} pieces, {len(self.merges)} merges)"
+@add_to_class(BPETokenizer)
+@classmethod
+def load(cls, path: str | Path) -> BPETokenizer:
+    """The tokenizer that save() wrote to path."""
+    lines = Path(path).read_text(encoding="utf-8").split("\n")
+    check_bpe_file(lines, [FILE_HEADER, PIECES_HEADER, MERGES_HEADER], path)
+    middle = lines.index(MERGES_HEADER)
+    merges = [tuple(line.split(" ")) for line in lines[middle + 1 :] if line]
+    return cls(lines[2:middle], merges)

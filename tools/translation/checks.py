@@ -2,7 +2,9 @@
 
 ``problems(english, chinese, kind)`` lists, in words, what a translated unit changed that it must
 not: for a code cell, any token that is not a comment or a string; for a Markdown paragraph, its
-heading level, its formulas, code spans and link targets, and its numbers; and it must be Chinese.
+heading level, its formulas, code spans and link targets, and its numbers; and it must be Chinese,
+typeset as Chinese (tools.translation.typography: `python -m tools.translation typography` sets
+the translations right).
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import re
 from collections import Counter
 from fractions import Fraction
 
+from tools.translation.typography import typography_problems
 from tools.translation.units import code_tokens
 
 # A unit is one paragraph, so an inline formula may run over a line break, never a blank line.
@@ -126,7 +129,7 @@ def problems(english: str, chinese: str, kind: str) -> list[str]:
     if kind == "code":
         if code_tokens(english) != code_tokens(chinese):
             found.append("the code differs (only comments and strings may be translated)")
-        return found
+        return found + typography_problems(chinese, kind)
     heading = HEADING.match(english)
     if heading and not chinese.startswith(heading.group(1) + " "):
         found.append(f"expected a heading starting with {heading.group(1)!r}")
@@ -148,7 +151,7 @@ def problems(english: str, chinese: str, kind: str) -> list[str]:
         )
     if not CJK.search(chinese):
         found.append("no Chinese in the translation")
-    return found
+    return found + typography_problems(chinese, kind)
 
 
 def _stars_shown(markdown: str) -> int:

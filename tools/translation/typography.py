@@ -7,8 +7,9 @@ our own say about it, and the text they would write instead.
   half-width colon after a Chinese character becomes full-width (词元: -> 词元：);
 - both: parentheses around Chinese text with no comma inside become full-width
   (源语言 (德语) -> 源语言（德语）, no space beside them; a tuple such as (查询, 键) keeps its half-width ones), and a
-  percent sign follows its number without a space (70 % -> 70%).
-Formulas ($...$) and code spans (`...`) are left as they are.
+  percent sign follows its number without a space (70 % -> 70%), and no space stands beside a
+  full-width bracket.
+Formulas ($...$), code spans (`...`) and book titles (《...》) are left as they are.
 """
 
 from __future__ import annotations
@@ -44,11 +45,26 @@ def _our_rules(text: str, code: bool) -> str:
     return CHINESE_COLON.sub("：", text) if code else text
 
 
+BOOK_TITLE = re.compile(r"《[^》\n]*》")
+AROUND_BRACKETS = re.compile(r"(?<=\w) (?=（)|(?<=）) (?=\w)")
+
+
+def _titles_kept(original: str, new: str) -> str:
+    """A book title (《transformer详解》) is quoted as written: the rules do not touch it."""
+    titles = iter(BOOK_TITLE.findall(original))
+    return BOOK_TITLE.sub(lambda match: next(titles, match.group(0)), new)
+
+
 def fixed(text: str, kind: str) -> str:
     """The translation as the typography rules would write it."""
     if kind == "code":
-        return _our_rules(text, code=True)
-    return _outside_protected(autocorrect_py.format_for(text, "md"), lambda t: _our_rules(t, False))
+        new = _our_rules(text, code=True)
+    else:
+        new = _outside_protected(
+            autocorrect_py.format_for(text, "md"), lambda t: _our_rules(t, False)
+        )
+    new = _outside_protected(new, lambda t: AROUND_BRACKETS.sub("", t))
+    return _titles_kept(text, new)
 
 
 def typography_problems(text: str, kind: str) -> list[str]:
