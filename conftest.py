@@ -3,6 +3,8 @@
 - strict nbval gets the project's sanitize file by absolute path;
 - kernels started by nbval inherit a fixed hash seed (set ordering, dict-of-set printing);
 - unit tests draw figures without a display;
+- a notebook's kernel that dies before it answers its first message is started once more (no cell
+  has run yet, so nothing is hidden; a second death fails as before);
 - what reads the German-English dictionary (notebook 15 in both editions, and every test marked
   ``dictionary``) is skipped, with one reason that says how to get it on this system, where the
   dictionary is missing, and where it is another version than the one notebook 15's stored
@@ -28,6 +30,11 @@ def pytest_configure(config):
         config.option, "nbval_sanitize_with"
     ):
         config.option.nbval_sanitize_with = str(SANITIZE_FILE)
+    import nbval.kernel
+
+    from tools.kernel_start import start_kernel_retrying_once
+
+    nbval.kernel.start_new_kernel = start_kernel_retrying_once(nbval.kernel.start_new_kernel)
 
 
 def dictionary_skip_reason() -> str | None:

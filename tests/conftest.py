@@ -1,6 +1,10 @@
 import matplotlib
 import pytest
+import torch
 from exercise_checks import Verdicts
+from shared_models import D_MODEL, N_HEADS
+
+from helpers.model.multi_head_attention import MultiHeadAttention
 
 # Unit tests draw figures off screen; notebooks keep their inline backend.
 matplotlib.use("Agg")
@@ -40,3 +44,17 @@ def shipped():
 def verdicts(capsys) -> Verdicts:
     """Runs exercise checks and reads their printed verdicts (see tests/exercise_checks.py)."""
     return Verdicts(capsys)
+
+
+# Multi-head attention and an input of its width, for test_multi_head_attention and test_kv_cache
+# (a file may define its own `x`, which then takes precedence).
+@pytest.fixture
+def mha() -> MultiHeadAttention:
+    torch.manual_seed(0)
+    return MultiHeadAttention(D_MODEL, N_HEADS).eval()
+
+
+@pytest.fixture
+def x() -> torch.Tensor:
+    torch.manual_seed(1)
+    return torch.randn(2, 5, D_MODEL)

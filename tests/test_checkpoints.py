@@ -5,24 +5,13 @@ import re
 
 import pytest
 import torch
+from shared_models import tiny_transformer
 
 from helpers.checkpoints import file_sha256, load_checkpoint, save_checkpoint
 from helpers.model.transformer import Transformer, TransformerConfig
 from helpers.text.vocab import Vocab
 
-
-def tiny_model(seed: int = 0) -> Transformer:
-    torch.manual_seed(seed)
-    config = TransformerConfig(
-        src_vocab_size=12,
-        tgt_vocab_size=12,
-        d_model=32,
-        n_heads=4,
-        d_ff=64,
-        n_layers=1,
-        dropout=0.0,
-    )
-    return Transformer(config)
+tiny_model = tiny_transformer
 
 
 def saved(tmp_path):

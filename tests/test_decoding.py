@@ -6,6 +6,7 @@ import sys
 
 import pytest
 import torch
+from shared_models import tiny_transformer
 
 from helpers.data.corpus import load_corpus
 from helpers.exercises import notebook_12
@@ -27,18 +28,10 @@ PAD, UNK, BOS, EOS = 0, 1, 2, 3
 
 
 def tiny_model(norm_first: bool = False, seed: int = 0) -> Transformer:
-    torch.manual_seed(seed)
-    config = TransformerConfig(
-        src_vocab_size=20,
-        tgt_vocab_size=15,
-        d_model=32,
-        n_heads=4,
-        d_ff=64,
-        n_layers=2,
-        norm_first=norm_first,
-        max_len=64,
-    )
-    return Transformer(config).eval()
+    return tiny_transformer(
+        seed, src_vocab_size=20, tgt_vocab_size=15, n_layers=2, norm_first=norm_first, max_len=64,
+        dropout=0.1,
+    ).eval()  # fmt: skip
 
 
 def padded_src(seed: int = 0) -> torch.Tensor:

@@ -2,25 +2,12 @@
 
 import pytest
 import torch
+from shared_models import D_MODEL, N_HEADS
 
 from helpers.model.kv_cache import KVCache
 from helpers.model.masks import look_ahead_mask
-from helpers.model.multi_head_attention import MultiHeadAttention
 
-D_MODEL, N_HEADS = 16, 4
 ATOL = RTOL = 1e-5
-
-
-@pytest.fixture
-def mha() -> MultiHeadAttention:
-    torch.manual_seed(0)
-    return MultiHeadAttention(D_MODEL, N_HEADS).eval()
-
-
-@pytest.fixture
-def x() -> torch.Tensor:
-    torch.manual_seed(1)
-    return torch.randn(2, 5, D_MODEL)
 
 
 def close(a: torch.Tensor, b: torch.Tensor) -> bool:

@@ -3,6 +3,7 @@
 import pytest
 import torch
 import torch.nn.functional as F
+from shared_models import D_MODEL, N_HEADS
 from torch import nn
 
 from helpers.exercises import notebook_05
@@ -10,20 +11,7 @@ from helpers.model.attention import scaled_dot_product_attention
 from helpers.model.masks import look_ahead_mask, padding_mask
 from helpers.model.multi_head_attention import MultiHeadAttention
 
-D_MODEL, N_HEADS = 16, 4
 ATOL = RTOL = 1e-5
-
-
-@pytest.fixture
-def mha() -> MultiHeadAttention:
-    torch.manual_seed(0)
-    return MultiHeadAttention(D_MODEL, N_HEADS).eval()
-
-
-@pytest.fixture
-def x() -> torch.Tensor:
-    torch.manual_seed(1)
-    return torch.randn(2, 5, D_MODEL)
 
 
 def to_torch(mha: MultiHeadAttention) -> nn.MultiheadAttention:

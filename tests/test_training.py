@@ -6,9 +6,9 @@ import warnings
 import pytest
 import torch
 import torch.nn.functional as F
+from shared_models import tiny_transformer
 
 from helpers.exercises import notebook_11
-from helpers.model.transformer import Transformer, TransformerConfig
 from helpers.pipeline.training import (
     LOSS_BLOCK_SIZE,
     History,
@@ -309,18 +309,7 @@ def copy_task(count: int, seed: int) -> list:
     return examples
 
 
-def tiny_model(seed: int = 0) -> Transformer:
-    torch.manual_seed(seed)
-    config = TransformerConfig(
-        src_vocab_size=12,
-        tgt_vocab_size=12,
-        d_model=32,
-        n_heads=4,
-        d_ff=64,
-        n_layers=1,
-        dropout=0.0,
-    )
-    return Transformer(config)
+tiny_model = tiny_transformer
 
 
 def test_train_lowers_the_loss_without_warnings(capsys):
