@@ -26,22 +26,33 @@ def language_model_batches(
             yield [sequences[i] for i in order[start : start + batch_size]]
 
 
-def next_token_loss(model: GPT, batch: Sequence[list[int]], epsilon: float = 0.0) -> torch.Tensor:
-    """Mean cross-entropy of each next token: model(ids[:, :-1]) scored against ids[:, 1:]."""
+def next_token_loss(
+    model: GPT, batch: Sequence[list[int]], epsilon: float = 0.0, sep_id: int | None = None
+) -> torch.Tensor:
+    """Mean cross-entropy of each next token: model(ids[:, :-1]) scored against ids[:, 1:].
+    sep_id: only the tokens after the first sep_id are scored (a given prompt, then its answer)."""
     pad_id = model.config.pad_id
     ids = pad_sequences(batch, pad_id).to(next(model.parameters()).device)
-    return label_smoothing_loss(model(ids[:, :-1]), ids[:, 1:], epsilon, pad_id)
+    target = ids[:, 1:]
+    if sep_id is not None:  # the prompt is given, not predicted: its targets count as padding
+        target = target.masked_fill((ids[:, :-1] == sep_id).cumsum(dim=1) == 0, pad_id)
+    return label_smoothing_loss(model(ids[:, :-1]), target, epsilon, pad_id)
 
 
 @torch.no_grad()
-def perplexity(model: GPT, sequences: Sequence[list[int]], batch_size: int = 256) -> float:
-    """exp(mean cross-entropy per predicted token) over the sequences, in eval mode."""
+def perplexity(
+    model: GPT, sequences: Sequence[list[int]], batch_size: int = 256, sep_id: int | None = None
+) -> float:
+    """exp(mean cross-entropy per predicted token) over the sequences, in eval mode; sep_id: as
+    in next_token_loss."""
     was_training, total, count = model.training, 0.0, 0
     model.eval()
     for start in range(0, len(sequences), batch_size):
         batch = sequences[start : start + batch_size]
-        tokens = sum(len(ids) - 1 for ids in batch)
-        total, count = total + next_token_loss(model, batch).item() * tokens, count + tokens
+        prompt = sum(ids.index(sep_id) for ids in batch) if sep_id is not None else 0
+        tokens = sum(len(ids) - 1 for ids in batch) - prompt
+        total += next_token_loss(model, batch, sep_id=sep_id).item() * tokens
+        count += tokens
     model.train(was_training)
     return math.exp(total / count)
 
@@ -55,15 +66,18 @@ def train_language_model(
     lr_factor: float = 1.0,
     clip_norm: float = 1.0,
     seed: int = 0,
+    epsilon: float = 0.0,
+    sep_id: int | None = None,
 ) -> History:
-    """Adam and notebook 11's warm-up schedule on the next-token loss; one History entry a step."""
+    """Adam and notebook 11's warm-up schedule on the next-token loss (label smoothing epsilon,
+    scored after sep_id when given); one History entry a step."""
     check_positive_int("steps", steps)
     check_number("clip_norm", clip_norm, low=0.0, low_open=True)
     optimizer, scheduler = make_optimizer(model, model.config.d_model, warmup_steps, lr_factor)
     history, batches = History(), language_model_batches(sequences, batch_size, seed)
     model.train()
     for step in range(1, steps + 1):
-        loss = next_token_loss(model, next(batches))
+        loss = next_token_loss(model, next(batches), epsilon, sep_id)
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         grad_norm = torch.nn.utils.clip_grad_norm_(model.parameters(), clip_norm)
