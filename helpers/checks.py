@@ -568,8 +568,8 @@ def check_generate_options(
     model: Any, ids: Any, max_new_tokens: Any, temperature: Any, top_k: Any, top_p: Any,
     generator: Any,
 ) -> None:  # fmt: skip
-    """generate: a language model with a config, prompt ids that leave room for max_new_tokens
-    within max_len, a temperature >= 0, filters as filter_logits takes them, and a
+    """generate: a language model with a config, prompt ids without padding that leave room for
+    max_new_tokens within max_len, a temperature >= 0, filters as filter_logits takes them, and a
     torch.Generator or None."""
     import torch
 
@@ -580,6 +580,13 @@ def check_generate_options(
     check_positive_int("max_new_tokens", max_new_tokens)
     check_number("temperature", temperature, low=0.0)
     check_token_ids("ids", ids, vocab_size=model.config.vocab_size)
+    padding = int((ids == model.config.pad_id).sum())
+    if padding:  # a padded prompt would attend to its padding through the cache
+        fail(
+            "ids: expected prompts without padding (batch prompts of one length together), got "
+            "{padding} padding token(s)",
+            padding=padding,
+        )
     if ids.shape[1] + max_new_tokens > model.config.max_len:
         fail(
             "max_new_tokens: the prompt's {length} tokens and {max_new_tokens} new ones go past "

@@ -132,11 +132,25 @@ SAMPLERS = [
 ]
 
 
+def by_hand(logits, temperature=1.0, top_k=None, top_p=None):
+    """The renormalised distribution from the sorted probabilities, without filter_logits
+    (the scores have no ties): the k best, then the fewest whose mass reaches p."""
+    probs = (logits / temperature).softmax(-1)
+    order = probs.argsort(descending=True)[: top_k or len(probs)]
+    if top_p is not None:
+        running = (probs[order] / probs[order].sum()).cumsum(0)
+        order = order[: int((running < top_p).sum()) + 1]
+    expected = torch.zeros_like(probs)
+    expected[order] = probs[order] / probs[order].sum()
+    return expected
+
+
 @pytest.mark.parametrize("options", SAMPLERS, ids=str)
 def test_each_sampler_draws_its_renormalised_distribution(options):
-    temperature = options.get("temperature", 1.0)
+    expected = by_hand(LOGITS, **options)
     filters = {key: value for key, value in options.items() if key != "temperature"}
-    expected = filter_logits(LOGITS / temperature, **filters).softmax(-1)
+    kept = filter_logits(LOGITS / options.get("temperature", 1.0), **filters) > -math.inf
+    assert kept.tolist() == (expected > 0).tolist()
     generator = torch.Generator().manual_seed(1)
     draws = sample_next(LOGITS.expand(DRAWS, -1), generator=generator, **options)
     counts = torch.bincount(draws, minlength=6).float()
@@ -151,6 +165,18 @@ def test_the_frequency_check_fails_for_a_wrong_sampler():
     draws = sample_next(LOGITS.expand(DRAWS, -1), temperature=1.2, generator=generator)
     counts = torch.bincount(draws, minlength=6).float()
     assert chi_square(counts, LOGITS.softmax(-1)) > 3 * chi_square_bound(5)  # T = 1's probs
+
+
+def test_the_frequency_check_fails_for_a_sampler_that_filters_before_the_temperature():
+    def filters_first(logits, temperature, top_p, generator):  # WRONG order
+        probs = (filter_logits(logits, top_p=top_p) / temperature).softmax(-1)
+        return torch.multinomial(probs, 1, generator=generator).squeeze(-1)
+
+    generator = torch.Generator().manual_seed(1)
+    draws = filters_first(LOGITS.expand(DRAWS, -1), 1.5, 0.8, generator)
+    counts = torch.bincount(draws, minlength=6).float()
+    expected = by_hand(LOGITS, temperature=1.5, top_p=0.8)
+    assert chi_square(counts, expected) > 3 * chi_square_bound(int((expected > 0).sum()) - 1)
 
 
 def test_chi_square_bound_is_near_the_tabulated_percentiles():
@@ -227,6 +253,12 @@ def test_generate_errors_name_the_argument(options, words):
     assert words in str(error.value)
     with pytest.raises(ValueError, match="model: expected a helpers.GPT"):
         generate(torch.nn.Linear(2, 2), torch.full((1, 1), BOS), 3)
+
+
+def test_generate_refuses_padded_prompts():
+    prompts = torch.tensor([[BOS, 5, 6], [BOS, 7, 0]])  # 0: padding
+    with pytest.raises(ValueError, match="ids: expected prompts without padding .* got 1 padding"):
+        generate(tiny_gpt(), prompts, 3)
 
 
 # ---------------------------------------------------------------- the recognizer and the measures
@@ -325,8 +357,9 @@ def test_measure_samples_separates_new_from_memorised():
 # ---------------------------------------------------------------- the exercises
 
 
-def solution_distinct_n(sentences, n):
-    return distinct_ngrams(sentences, n)
+def solution_min_p_filter(logits, min_p):
+    probs = logits.softmax(-1)
+    return logits.masked_fill(probs < min_p * probs.amax(-1, keepdim=True), float("-inf"))
 
 
 def solution_nucleus_size(probs, p):
@@ -348,9 +381,19 @@ def wrong_sentence_log_prob(model, ids):
 
 def test_exercise_checks(verdicts):
     verdicts.exercise(
-        notebook_16.check_distinct_n,
-        solution_distinct_n,
-        [(lambda sentences, n: len(set(sentences)) / len(sentences), "not whole sentences")],
+        notebook_16.check_min_p_filter,
+        solution_min_p_filter,
+        [
+            (
+                lambda logits, min_p: logits.masked_fill(logits.softmax(-1) < min_p, -math.inf),
+                "not with min_p alone",
+            ),
+            (
+                lambda logits, min_p: solution_min_p_filter(logits, min_p) * 2,
+                "as they are",
+            ),
+            (lambda logits, min_p: logits[..., :2], "shape"),
+        ],
     )
     verdicts.exercise(
         notebook_16.check_nucleus_size,

@@ -78,6 +78,20 @@ def test_the_stored_results_have_what_notebook_16_reads():
     assert len(results["runs"]) >= 3 and results["test_sentences"] == 2000
 
 
+def test_seeds_run_side_by_side_combine_into_one_record(tmp_path):
+    parts = []
+    for seed in (1, 0):
+        parts.append(tmp_path / f"seed{seed}.json")
+        run_experiment([seed], steps=1, output=parts[-1], train_pairs=200, test_sentences=3,
+                       max_new_tokens=3)  # fmt: skip
+    output = tmp_path / "all.json"
+    assert main(["--combine", *map(str, parts), "--output", str(output)]) == 0
+    results = json.loads(output.read_text(encoding="utf-8"))
+    check_results(results, seeds=2)
+    assert [run["seed"] for run in results["runs"]] == [0, 1]
+    assert results["command"].endswith("--steps 1 --seeds 0,1")
+
+
 def test_a_smaller_experiment_can_run_without_writing(tmp_path):
     results = run_experiment([0], steps=1, output=None, train_pairs=200, test_sentences=3,
                              max_new_tokens=3)  # fmt: skip

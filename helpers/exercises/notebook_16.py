@@ -13,51 +13,51 @@ from helpers.exercises import as_number, call_solution, keeps_random_state, verd
 from helpers.language import tr
 
 
-def _distinct_n(sentences: list[str], n: int) -> float:
-    grams = [
-        tuple(words[i : i + n])
-        for words in (sentence.split() for sentence in sentences)
-        for i in range(len(words) - n + 1)
-    ]
-    return len(set(grams)) / len(grams) if grams else 0.0
+def _min_p_filter(logits: torch.Tensor, min_p: float) -> torch.Tensor:
+    probs = logits.softmax(-1)
+    largest = probs.amax(dim=-1, keepdim=True)
+    return logits.masked_fill(probs < min_p * largest, float("-inf"))
 
 
-def check_distinct_n(function: Callable[[list[str], int], float]) -> None:
-    """Exercise 1: distinct_n(sentences, n) = distinct n-grams / all n-grams (0.0 when none)."""
-    cases = [
-        (["the man drinks a beer", "the man drinks a tea"], 2),
-        (["the cat", "the cat", "the cat"], 2),
-        (["a b c a b c"], 3),
-        (["a b", "c"], 1),
-        (["one", "two"], 2),
-    ]
-    for sentences, n in cases:
-        result, problem = call_solution(function, list(sentences), n)
+def check_min_p_filter(function: Callable[[torch.Tensor, float], torch.Tensor]) -> None:
+    """Exercise 1: min_p_filter(logits, min_p), -inf where a token's probability is below min_p
+    times the most probable token's."""
+    logits = torch.tensor([2.0, 1.5, 1.0, 0.5, 0.0, -1.0])
+    batch = torch.tensor([[3.0, 0.0, -1.0, -2.0], [0.5, 0.4, 0.3, 0.2]])
+    cases = [(logits, 0.1), (logits, 0.5), (logits, 0.0), (logits, 1.0), (batch, 0.2)]
+    for case_logits, min_p in cases:
+        result, problem = call_solution(function, case_logits.clone(), min_p)
         if problem is not None:
             return verdict(False, "", problem)
-        value = as_number(result)
-        if value is None:
-            return verdict(
-                False, "", tr("expected a number, got {type}").format(type=type(result).__name__)
-            )
-        expected = _distinct_n(sentences, n)
-        if not math.isclose(value, expected, abs_tol=1e-9):
-            hint = tr("divide the distinct n-grams by all of them, repeats included")
-            if expected == 0.0:
-                hint = tr("no sentence has n words: there are no n-grams, and the answer is 0.0")
-            elif all(len(s.split()) >= n for s in sentences) and math.isclose(
-                value, len({s for s in sentences}) / len(sentences)
-            ):
-                hint = tr("count n-grams of words inside each sentence, not whole sentences")
+        if not isinstance(result, torch.Tensor) or result.shape != case_logits.shape:
             return verdict(
                 False,
                 "",
-                tr(
-                    "distinct_n({sentences}, {n}): expected {expected:.4f}, got {value:.4f} ({hint})"
-                ).format(sentences=sentences, n=n, expected=expected, value=value, hint=hint),
+                tr("expected a tensor of the logits' shape {shape}, got {got}").format(
+                    shape=tuple(case_logits.shape),
+                    got=getattr(result, "shape", type(result).__name__),
+                ),
             )
+        result, expected = result.detach().cpu().float(), _min_p_filter(case_logits, min_p)
+        same_kept = torch.equal(result.isinf(), expected.isinf())
+        if same_kept and torch.allclose(result[~result.isinf()], case_logits[~expected.isinf()]):
+            continue
+        if same_kept:
+            hint = tr("leave the kept scores as they are: -inf only where a token is removed")
+        elif torch.equal(result.isinf(), case_logits.softmax(-1) < min_p):
+            hint = tr("compare with min_p times the largest probability, not with min_p alone")
+        else:
+            hint = tr("keep a token when its probability is at least min_p times the largest")
+        kept = (~expected.isinf()).sum(dim=-1).tolist()
+        return verdict(
+            False,
+            "",
+            tr("min_p_filter(logits, {min_p}): expected {kept} kept token(s) ({hint})").format(
+                min_p=min_p, kept=kept, hint=hint
+            ),
+        )
     return verdict(
-        True, tr("distinct_n is right in all {count} cases").format(count=len(cases)), ""
+        True, tr("min_p_filter is right in all {count} cases").format(count=len(cases)), ""
     )
 
 

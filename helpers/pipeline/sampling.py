@@ -49,8 +49,8 @@ def generate(
     model, ids, max_new_tokens, *, temperature=1.0, top_k=None, top_p=None, generator=None,
     eos_id=None,
 ) -> torch.Tensor:  # fmt: skip
-    """ids: (batch, prompt_len) -> (batch, prompt_len + new) ids, one token at a time through
-    the KV cache. temperature 0 is greedy. eos_id: a row that wrote it repeats it; generation
+    """ids: (batch, prompt_len), prompts without padding -> (batch, prompt_len + new) ids, one
+    token at a time through the KV cache. temperature 0 is greedy. eos_id: a row that wrote it repeats it; generation
     stops when every row has."""
     check_generate_options(model, ids, max_new_tokens, temperature, top_k, top_p, generator)
     with evaluation_mode(model):

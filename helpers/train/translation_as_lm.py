@@ -12,7 +12,9 @@ against notebook 11's encoder-decoder, with:
   tokens, scored by notebook 12's corpus BLEU.
 
 Each model is trained with several seeds (initial weights and batch order); the results go to
-``docs/translation_as_lm.json``, which notebook 16 reads.
+``docs/translation_as_lm.json``, which notebook 16 reads. Seeds may also run side by side, each
+into its own file (``--seeds 1 --output seed1.json``), joined by ``--combine a.json b.json ...``:
+a seed gives the same numbers either way (one thread).
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ from helpers.text.vocab import Vocab
 
 DEFAULT_OUTPUT = DOCS_DIR / "translation_as_lm.json"
 SEP = "<sep>"
+MODELS = ("encoder_decoder", "decoder_only")
 # Notebook 11's model and recipe; `steps` is the one thing the command may change.
 ENCODER_DECODER = {"d_model": 128, "n_heads": 4, "d_ff": 512, "n_layers": 2, "dropout": 0.0}
 RECIPE = {
@@ -95,6 +98,8 @@ def gpt_translate(model: GPT, vocab: Vocab, sentences, max_new_tokens: int) -> l
 
 def run_seed(seed: int, steps: int, train_pairs, test_pairs, max_new_tokens: int) -> dict:
     """Train both models with one seed; their parameters, tokens per step and test BLEU."""
+    torch.set_num_threads(1)  # the same numbers on every machine
+    print(f"seed {seed}", file=sys.stderr, flush=True)
     german, references = [g for g, _ in test_pairs], [e for _, e in test_pairs]
     # The encoder-decoder: notebook 11's vocabularies, model and train_model.
     src_vocab = Vocab.from_sentences(g for g, _ in train_pairs)
@@ -171,24 +176,11 @@ def run_experiment(
     """Every seed, both models; writes (and returns) the JSON record."""
     train = load_corpus("train")[:train_pairs]
     test = load_corpus("test")[:test_sentences]
-    runs = []
-    for seed in seeds:
-        print(f"seed {seed}", file=sys.stderr, flush=True)
-        runs.append(run_seed(seed, steps, train, test, max_new_tokens))
-    bleu = {
-        name: [run[name]["test_bleu"] for run in runs]
-        for name in ("encoder_decoder", "decoder_only")
-    }
-    differences = [
-        lm - ed for ed, lm in zip(bleu["encoder_decoder"], bleu["decoder_only"], strict=True)
-    ]
-    spread = statistics.stdev if len(runs) > 1 else (lambda values: 0.0)
+    runs = [run_seed(seed, steps, train, test, max_new_tokens) for seed in seeds]
     results = {
         "about": "translation as language modelling: a decoder-only model on <s> german <sep> "
         "english </s> against notebook 11's encoder-decoder; written by "
         "`python -m helpers.train.translation_as_lm`",
-        "command": "python -m helpers.train.translation_as_lm "
-        + f"--steps {steps} --seeds {','.join(map(str, seeds))}",
         "recipe": {**RECIPE, "steps": steps, "model": ENCODER_DECODER},
         "train_pairs": len(train),
         "test_sentences": len(test),
@@ -196,18 +188,29 @@ def run_experiment(
         "example": {"german": test[0][0], "reference": test[0][1]},
         "torch_threads": torch.get_num_threads(),
         "runs": runs,
-        "summary": {
-            name: {
-                "bleu_mean": round(statistics.mean(values), 2),
-                "bleu_std": round(spread(values), 2),
-            }
-            for name, values in bleu.items()
-        }
-        | {
-            "difference_mean": round(statistics.mean(differences), 2),
-            "difference_std": round(spread(differences), 2),
-        },
     }
+    return write_results(results, output)
+
+
+def write_results(results: dict, output: Path | None) -> dict:
+    """Add the command and the summary over the runs (mean and seed spread), then write."""
+    runs, steps = results["runs"], results["recipe"]["steps"]
+    seeds = ",".join(str(run["seed"]) for run in runs)
+    results["command"] = (
+        f"python -m helpers.train.translation_as_lm --steps {steps} --seeds {seeds}"
+    )
+    bleu = {name: [run[name]["test_bleu"] for run in runs] for name in MODELS}
+    differences = [
+        lm - ed for ed, lm in zip(bleu["encoder_decoder"], bleu["decoder_only"], strict=True)
+    ]
+    spread = statistics.stdev if len(runs) > 1 else (lambda values: 0.0)
+    summary = {
+        name: {"bleu_mean": round(statistics.mean(v), 2), "bleu_std": round(spread(v), 2)}
+        for name, v in bleu.items()
+    }
+    summary["difference_mean"] = round(statistics.mean(differences), 2)
+    summary["difference_std"] = round(spread(differences), 2)
+    results["summary"] = summary
     if output is not None:
         output = Path(output)
         output.parent.mkdir(parents=True, exist_ok=True)
@@ -215,6 +218,16 @@ def run_experiment(
             json.dumps(results, indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
         )
     return results
+
+
+def combine(paths: list[Path], output: Path | None) -> dict:
+    """The runs of several outputs of one recipe (seeds run side by side) as one record."""
+    parts = [json.loads(Path(path).read_text(encoding="utf-8")) for path in paths]
+    results = {key: value for key, value in parts[0].items() if key not in ("command", "summary")}
+    results["runs"] = sorted(
+        (run for part in parts for run in part["runs"]), key=lambda r: r["seed"]
+    )
+    return write_results(results, output)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -229,11 +242,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--train-pairs", type=int, default=None, help="use only the first pairs")
     parser.add_argument("--test-sentences", type=int, default=None, help="score only the first")
     parser.add_argument("--max-new-tokens", type=int, default=30, help="greedy length limit")
+    parser.add_argument(
+        "--combine", nargs="+", type=Path, default=None,
+        help="join the runs of earlier outputs (one seed each, run side by side) into --output",
+    )  # fmt: skip
     args = parser.parse_args(argv)
     results = run_experiment(
         [int(seed) for seed in args.seeds.split(",")], args.steps, args.output,
         args.train_pairs, args.test_sentences, args.max_new_tokens,
-    )  # fmt: skip
+    ) if args.combine is None else combine(args.combine, args.output)  # fmt: skip
     print(json.dumps(results["summary"], indent=1))
     return 0
 

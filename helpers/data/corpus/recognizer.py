@@ -27,6 +27,7 @@ Typical use::
 from __future__ import annotations
 
 import functools
+from collections import Counter
 from collections.abc import Iterator, Sequence
 
 from helpers.data.corpus.grammar import (
@@ -362,6 +363,42 @@ def recognize(english: str) -> str | None:
                 return None
             return pattern if _walk(grammar, grammar.trees["inner"], inner, 0) else None
     return _walk(grammar, grammar.trees["clause"], tokens, 0)
+
+
+def count_sentences() -> int:
+    """How many ways the grammar has to write a sentence of at most ``MAX_ENGLISH_TOKENS`` words:
+    the paths through its trees, each phrase set counted phrase by phrase (a sentence that two
+    paths spell would count twice)."""
+    grammar = _grammar()
+    lengths = [Counter(len(phrase) for phrase in phrase_set.phrases) for phrase_set in grammar.sets]
+
+    @functools.cache
+    def paths(node: _Node, room: int) -> tuple[int, ...]:
+        """counts[n]: the paths from node that add exactly n words, n <= room."""
+        counts = [0] * (room + 1)
+        counts[0] = node.pattern is not None
+        for following in node.words.values():
+            if room >= 1:
+                for n, count in enumerate(paths(following, room - 1)):
+                    counts[n + 1] += count
+        for set_id, following in node.sets.items():
+            for length, phrases in lengths[set_id].items():
+                if length <= room:
+                    for n, count in enumerate(paths(following, room - length)):
+                        counts[n + length] += phrases * count
+        return tuple(counts)
+
+    total = sum(paths(grammar.trees["clause"], MAX_ENGLISH_TOKENS))
+    for conjunction in CONJUNCTIONS:  # main clause, the conjunction, the inner clause
+        main = paths(grammar.trees[conjunction], MAX_ENGLISH_TOKENS - 1)
+        inner = paths(grammar.trees["inner"], MAX_ENGLISH_TOKENS - 1)
+        total += sum(
+            a * b
+            for m, a in enumerate(main)
+            for n, b in enumerate(inner)
+            if m + n < MAX_ENGLISH_TOKENS
+        )
+    return total
 
 
 def is_grammatical(english: str) -> bool:
