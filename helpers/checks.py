@@ -513,7 +513,7 @@ def warn_unknown_words(words: Sequence[str]) -> None:
 
 def check_gpt_config(config: Any) -> None:
     """A GPTConfig's sizes can make a model; pad_id is an id of its vocabulary."""
-    for name in ("vocab_size", "d_model", "d_ff", "n_layers", "max_len"):
+    for name in ("vocab_size", "d_model", "d_ff", "n_layers", "max_positions"):
         check_positive_int(name, getattr(config, name))
     check_heads(config.d_model, config.n_heads)
     check_probability("dropout", config.dropout)
@@ -531,17 +531,17 @@ def check_gpt_config(config: Any) -> None:
 
 
 def check_gpt_inputs(model: Any, ids: Any, cache: Any, start: Any) -> None:
-    """GPT.forward: token ids of the model's vocabulary that fit max_len after ``start`` cached
+    """GPT.forward: token ids of the model's vocabulary that fit max_positions after ``start`` cached
     positions; a cache of this model holding exactly ``start`` positions."""
     config = model.config
     check_non_negative_int("start", start)
     check_token_ids("ids", ids, vocab_size=config.vocab_size)
-    if start + ids.shape[1] > config.max_len:
+    if start + ids.shape[1] > config.max_positions:
         fail(
-            "ids: positions {start} to {end} go past max_len={max_len}",
+            "ids: positions {start} to {end} go past max_positions={max_positions}",
             start=start,
             end=start + ids.shape[1] - 1,
-            max_len=config.max_len,
+            max_positions=config.max_positions,
         )
     if cache is None:
         if start != 0:
@@ -580,7 +580,7 @@ def check_generate_options(
     generator: Any,
 ) -> None:  # fmt: skip
     """generate: a language model with a config, prompt ids without padding that leave room for
-    max_new_tokens within max_len, a temperature >= 0, filters as filter_logits takes them, and a
+    max_new_tokens within max_positions, a temperature >= 0, filters as filter_logits takes them, and a
     torch.Generator or None."""
     import torch
 
@@ -598,13 +598,13 @@ def check_generate_options(
             "{padding} padding token(s)",
             padding=padding,
         )
-    if ids.shape[1] + max_new_tokens > model.config.max_len:
+    if ids.shape[1] + max_new_tokens > model.config.max_positions:
         fail(
             "max_new_tokens: the prompt's {length} tokens and {max_new_tokens} new ones go past "
-            "max_len={max_len}",
+            "max_positions={max_positions}",
             length=ids.shape[1],
             max_new_tokens=max_new_tokens,
-            max_len=model.config.max_len,
+            max_positions=model.config.max_positions,
         )
     if generator is not None and not isinstance(generator, torch.Generator):
         fail(

@@ -21,7 +21,7 @@ PAD, BOS, EOS = 0, 2, 3
 
 def tiny_gpt(norm_first: bool = False, seed: int = 0, **sizes) -> GPT:
     torch.manual_seed(seed)
-    options = dict(d_model=32, n_heads=4, d_ff=64, n_layers=2, dropout=0.0, max_len=32)
+    options = dict(d_model=32, n_heads=4, d_ff=64, n_layers=2, dropout=0.0, max_positions=32)
     options.update(sizes)
     return GPT(GPTConfig(20, norm_first=norm_first, **options)).eval()
 
@@ -95,7 +95,7 @@ def test_padding_changes_no_real_position():
         ("d_model", 30, "n_heads: expected a positive divisor of d_model=30"),
         ("dropout", 1.0, "dropout"),
         ("pad_id", 20, "pad_id: expected an id in [0, 20)"),
-        ("max_len", -1, "max_len: expected a positive int"),
+        ("max_positions", -1, "max_positions: expected a positive int"),
     ],
 )
 def test_config_errors_name_the_field(field, value, words):
@@ -107,10 +107,10 @@ def test_config_errors_name_the_field(field, value, words):
 
 
 def test_forward_errors_name_the_argument():
-    model = tiny_gpt(max_len=8)
+    model = tiny_gpt(max_positions=8)
     with pytest.raises(ValueError, match="ids: expected ids in"):
         model(torch.tensor([[1, 25]]))
-    with pytest.raises(ValueError, match="ids: positions 0 to 8 go past max_len=8"):
+    with pytest.raises(ValueError, match="ids: positions 0 to 8 go past max_positions=8"):
         model(random_ids(length=9))
     with pytest.raises(ValueError, match="start: expected 0 without a cache"):
         model(random_ids(length=2), start=1)

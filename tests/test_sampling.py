@@ -195,7 +195,9 @@ def test_greedy_is_the_argmax():
 
 def tiny_gpt(seed: int = 0) -> GPT:
     torch.manual_seed(seed)
-    config = GPTConfig(16, d_model=32, n_heads=4, d_ff=64, n_layers=2, dropout=0.1, max_len=24)
+    config = GPTConfig(
+        16, d_model=32, n_heads=4, d_ff=64, n_layers=2, dropout=0.1, max_positions=24
+    )
     return GPT(config)
 
 

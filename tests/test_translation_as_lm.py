@@ -36,7 +36,9 @@ def check_results(results: dict, seeds: int) -> None:
     for name in MODELS:
         assert {"bleu_mean", "bleu_std"} <= set(summary[name])
     assert {"difference_mean", "difference_std"} <= set(summary)
-    assert {"steps", "warmup_steps", "lr_factor", "epsilon", "clip_norm"} <= set(results["recipe"])
+    assert {"steps", "warmup_steps", "lr_factor", "label_smoothing", "clip_norm"} <= set(
+        results["recipe"]
+    )
     assert {"test_sentences", "max_new_tokens", "example", "command"} <= set(results)
 
 

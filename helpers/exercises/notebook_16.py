@@ -1,6 +1,6 @@
 """Checks for the exercises of notebook 16 (a decoder-only language model, trained and sampled).
 
-Each check prints a verdict in words and returns None; it never raises on a wrong or
+Each check prints its answer in words and returns None; it never raises on a wrong or
 unfinished answer.
 """
 
@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 import torch
 
-from helpers.exercises import as_number, call_solution, keeps_random_state, verdict
+from helpers.exercises import as_number, call_solution, failed, keeps_random_state, passed
 from helpers.language import tr
 
 
@@ -28,11 +28,9 @@ def check_min_p_filter(function: Callable[[torch.Tensor, float], torch.Tensor]) 
     for case_logits, min_p in cases:
         result, problem = call_solution(function, case_logits.clone(), min_p)
         if problem is not None:
-            return verdict(False, "", problem)
+            return failed(problem)
         if not isinstance(result, torch.Tensor) or result.shape != case_logits.shape:
-            return verdict(
-                False,
-                "",
+            return failed(
                 tr("expected a tensor of the logits' shape {shape}, got {got}").format(
                     shape=tuple(case_logits.shape),
                     got=getattr(result, "shape", type(result).__name__),
@@ -49,16 +47,12 @@ def check_min_p_filter(function: Callable[[torch.Tensor, float], torch.Tensor]) 
         else:
             hint = tr("keep a token when its probability is at least min_p times the largest")
         kept = (~expected.isinf()).sum(dim=-1).tolist()
-        return verdict(
-            False,
-            "",
+        return failed(
             tr("min_p_filter(logits, {min_p}): expected {kept} kept token(s) ({hint})").format(
                 min_p=min_p, kept=kept, hint=hint
             ),
         )
-    return verdict(
-        True, tr("min_p_filter is right in all {count} cases").format(count=len(cases)), ""
-    )
+    return passed(tr("min_p_filter is right in all {count} cases").format(count=len(cases)))
 
 
 def _nucleus_size(probs: torch.Tensor, p: float) -> int:
@@ -75,30 +69,24 @@ def check_nucleus_size(function: Callable[[torch.Tensor, float], int]) -> None:
     for case_probs, p in cases:
         result, problem = call_solution(function, case_probs.clone(), p)
         if problem is not None:
-            return verdict(False, "", problem)
+            return failed(problem)
         value = as_number(result)
         expected = _nucleus_size(case_probs, p)
         if value is None:
-            return verdict(
-                False, "", tr("expected a number, got {type}").format(type=type(result).__name__)
-            )
+            return failed(tr("expected a number, got {type}").format(type=type(result).__name__))
         if value != expected:
             hint = tr("sort in descending order and keep the token where the sum reaches p")
             if value == expected - 1:
                 hint = tr("keep the token that crosses p too: the kept mass must reach p")
-            return verdict(
-                False,
-                "",
+            return failed(
                 tr(
                     "nucleus_size({probs}, {p}): expected {expected}, got {value:g} ({hint})"
                 ).format(probs=case_probs.tolist(), p=p, expected=expected, value=value, hint=hint),
             )
-    return verdict(
-        True,
+    return passed(
         tr("nucleus_size matches filter_logits(top_p=p) in all {count} cases").format(
             count=len(cases)
-        ),
-        "",
+        )
     )
 
 
@@ -108,16 +96,14 @@ def check_sentence_log_prob(function: Callable) -> None:
     from helpers.model.gpt import GPT, GPTConfig
 
     torch.manual_seed(0)
-    model = GPT(GPTConfig(12, d_model=16, n_heads=2, d_ff=32, n_layers=1, max_len=16)).eval()
+    model = GPT(GPTConfig(12, d_model=16, n_heads=2, d_ff=32, n_layers=1, max_positions=16)).eval()
     for ids in (torch.tensor([[2, 5, 7, 3]]), torch.tensor([[2, 9, 9, 11, 4, 3]])):
         result, problem = call_solution(function, model, ids.clone())
         if problem is not None:
-            return verdict(False, "", problem)
+            return failed(problem)
         value = as_number(result)
         if value is None:
-            return verdict(
-                False,
-                "",
+            return failed(
                 tr("expected a number (a float), got {type}").format(type=type(result).__name__),
             )
         with torch.no_grad():
@@ -130,13 +116,9 @@ def check_sentence_log_prob(function: Callable) -> None:
                 hint = tr("shift by one: position t's scores predict token t + 1, not token t")
             elif value > 0:
                 hint = tr("a log-probability is at most 0: take log_softmax of the scores")
-            return verdict(
-                False,
-                "",
+            return failed(
                 tr("for ids {ids}: expected {expected:.4f}, got {value:.4f} ({hint})").format(
                     ids=ids.tolist(), expected=expected, value=value, hint=hint
                 ),
             )
-    return verdict(
-        True, tr("sentence_log_prob matches the model's next-token log-probabilities"), ""
-    )
+    return passed(tr("sentence_log_prob matches the model's next-token log-probabilities"))

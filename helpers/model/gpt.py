@@ -18,7 +18,7 @@ from helpers.model.sublayers import ResidualSublayer
 
 @dataclass
 class GPTConfig:
-    """Sizes of a decoder-only language model; max_len: the longest sequence, prompt included."""
+    """Sizes of a decoder-only model; max_positions: the longest sequence, prompt included."""
 
     vocab_size: int
     d_model: int = 128
@@ -27,7 +27,7 @@ class GPTConfig:
     n_layers: int = 2
     dropout: float = 0.1
     norm_first: bool = False
-    max_len: int = 64
+    max_positions: int = 64
     pad_id: int = 0
 
     def validate(self) -> None:
@@ -71,7 +71,7 @@ class GPT(nn.Module):
         sizes = (config.d_model, config.n_heads, config.d_ff, config.dropout, config.norm_first)
         self.embedding = TokenEmbedding(config.vocab_size, config.d_model)  # W_e
         self.positional_encoding = PositionalEncoding(
-            config.d_model, config.max_len, config.dropout
+            config.d_model, config.max_positions, config.dropout
         )
         self.blocks = nn.ModuleList(GPTBlock(*sizes) for _ in range(config.n_layers))
         self.final_norm = nn.LayerNorm(config.d_model) if config.norm_first else nn.Identity()

@@ -27,7 +27,7 @@ def language_model_batches(
 
 
 def next_token_loss(
-    model: GPT, batch: Sequence[list[int]], epsilon: float = 0.0, sep_id: int | None = None
+    model: GPT, batch: Sequence[list[int]], label_smoothing: float = 0.0, sep_id: int | None = None
 ) -> torch.Tensor:
     """Mean cross-entropy of each next token: model(ids[:, :-1]) scored against ids[:, 1:].
     sep_id: only the tokens after the first sep_id are scored (a given prompt, then its answer)."""
@@ -36,7 +36,7 @@ def next_token_loss(
     target = ids[:, 1:]
     if sep_id is not None:  # the prompt is given, not predicted: its targets count as padding
         target = target.masked_fill((ids[:, :-1] == sep_id).cumsum(dim=1) == 0, pad_id)
-    return label_smoothing_loss(model(ids[:, :-1]), target, epsilon, pad_id)
+    return label_smoothing_loss(model(ids[:, :-1]), target, label_smoothing, pad_id)
 
 
 @torch.no_grad()
@@ -66,10 +66,10 @@ def train_language_model(
     lr_factor: float = 1.0,
     clip_norm: float = 1.0,
     seed: int = 0,
-    epsilon: float = 0.0,
+    label_smoothing: float = 0.0,
     sep_id: int | None = None,
 ) -> History:
-    """Adam and notebook 11's warm-up schedule on the next-token loss (label smoothing epsilon,
+    """Adam and notebook 11's warm-up schedule on the next-token loss (label_smoothing,
     scored after sep_id when given); one History entry a step."""
     check_positive_int("steps", steps)
     check_number("clip_norm", clip_norm, low=0.0, low_open=True)
@@ -77,7 +77,7 @@ def train_language_model(
     history, batches = History(), language_model_batches(sequences, batch_size, seed)
     model.train()
     for step in range(1, steps + 1):
-        loss = next_token_loss(model, next(batches), epsilon, sep_id)
+        loss = next_token_loss(model, next(batches), label_smoothing, sep_id)
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         grad_norm = torch.nn.utils.clip_grad_norm_(model.parameters(), clip_norm)

@@ -37,8 +37,8 @@ from helpers.pipeline.decoding import translate
 from helpers.pipeline.evaluation import corpus_bleu
 from helpers.pipeline.language_model import train_language_model
 from helpers.pipeline.sampling import generate
-from helpers.pipeline.training import encode_pairs, token_budget_batches, train_model
-from helpers.text.vocab import Vocab
+from helpers.pipeline.training import token_budget_batches, train_model
+from helpers.text.vocab import Vocab, encode_pairs
 
 DEFAULT_OUTPUT = DOCS_DIR / "translation_as_lm.json"
 SEP = "<sep>"
@@ -46,10 +46,10 @@ MODELS = ("encoder_decoder", "decoder_only")
 # Notebook 11's model and recipe; `steps` is the one thing the command may change.
 ENCODER_DECODER = {"d_model": 128, "n_heads": 4, "d_ff": 512, "n_layers": 2, "dropout": 0.0}
 RECIPE = {
-    "max_tokens": 1500,
+    "tokens_per_batch": 1500,
     "warmup_steps": 100,
     "lr_factor": 0.5,
-    "epsilon": 0.1,
+    "label_smoothing": 0.1,
     "clip_norm": 1.0,
 }
 
@@ -70,12 +70,13 @@ def lm_sequence(vocab: Vocab, german: str, english: str | None = None) -> list[i
     return prompt if english is None else prompt + vocab.encode(english, add_eos=True)
 
 
-def matched_gpt_config(vocab_size: int, target: int, max_len: int, sizes: dict) -> GPTConfig:
+def matched_gpt_config(vocab_size: int, target: int, max_positions: int, sizes: dict) -> GPTConfig:
     """The decoder-only model with the encoder-decoder's widths and the number of blocks whose
     parameter count comes closest to target."""
     widths = {k: sizes[k] for k in ("d_model", "n_heads", "d_ff", "dropout")}
     candidates = [
-        GPTConfig(vocab_size, n_layers=n, max_len=max_len, **widths) for n in range(1, 13)
+        GPTConfig(vocab_size, n_layers=n, max_positions=max_positions, **widths)
+        for n in range(1, 13)
     ]
     return min(candidates, key=lambda c: abs(parameters(GPT(c)) - target))
 
@@ -106,21 +107,23 @@ def run_seed(seed: int, steps: int, train_pairs, test_pairs, max_new_tokens: int
     tgt_vocab = Vocab.from_sentences(e for _, e in train_pairs)
     examples = encode_pairs(train_pairs, src_vocab, tgt_vocab)
     torch.manual_seed(seed)
-    config = TransformerConfig(len(src_vocab), len(tgt_vocab), max_len=256, **ENCODER_DECODER)
+    config = TransformerConfig(len(src_vocab), len(tgt_vocab), max_positions=256, **ENCODER_DECODER)
     encoder_decoder = Transformer(config)
-    settings = {k: RECIPE[k] for k in ("max_tokens", "warmup_steps", "lr_factor", "epsilon")}
+    settings = {
+        k: RECIPE[k] for k in ("tokens_per_batch", "warmup_steps", "lr_factor", "label_smoothing")
+    }
     started = time.perf_counter()
     history = train_model(
         encoder_decoder, examples, examples[:1], tgt_vocab.bos_id, steps, **settings,
         eval_every=steps, seed=seed, progress=False, clip_norm=RECIPE["clip_norm"],
     )  # fmt: skip
     seconds_ed = time.perf_counter() - started
-    batches = token_budget_batches(examples, RECIPE["max_tokens"], seed=seed)
+    batches = token_budget_batches(examples, RECIPE["tokens_per_batch"], seed=seed)
     pairs_per_step = len(examples) / len(batches)
     with warnings.catch_warnings():  # a short run's vocabulary may miss a test word: <unk> it is
         warnings.simplefilter("ignore", UserWarning)
         hypotheses = translate(
-            encoder_decoder, german, src_vocab, tgt_vocab, max_len=max_new_tokens
+            encoder_decoder, german, src_vocab, tgt_vocab, max_new_tokens=max_new_tokens
         )
     # The decoder-only model: one vocabulary, <s> german <sep> english </s>, English scored.
     vocab = joint_vocab(train_pairs)
@@ -138,7 +141,7 @@ def run_seed(seed: int, steps: int, train_pairs, test_pairs, max_new_tokens: int
     started = time.perf_counter()
     gpt_history = train_language_model(
         gpt, sequences, steps, batch_size, RECIPE["warmup_steps"], RECIPE["lr_factor"],
-        RECIPE["clip_norm"], seed, RECIPE["epsilon"], vocab.token_to_id[SEP],
+        RECIPE["clip_norm"], seed, RECIPE["label_smoothing"], vocab.token_to_id[SEP],
     )  # fmt: skip
     seconds_lm = time.perf_counter() - started
     gpt_hypotheses = gpt_translate(gpt, vocab, german, max_new_tokens)

@@ -223,7 +223,9 @@ def generation_setup(batch: int = 32, seed: int = 0):
     from helpers.model.gpt import GPT, GPTConfig
 
     torch.manual_seed(seed)
-    config = GPTConfig(304, d_model=64, n_heads=4, d_ff=256, n_layers=2, dropout=0.0, max_len=64)
+    config = GPTConfig(
+        304, d_model=64, n_heads=4, d_ff=256, n_layers=2, dropout=0.0, max_positions=64
+    )
     model = GPT(config).eval()
     generator = torch.Generator().manual_seed(seed)
     prompts = torch.randint(EOS_ID + 1, 304, (batch, 4), generator=generator)
