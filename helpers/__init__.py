@@ -7,15 +7,17 @@ Its parts, lowest first; each imports only from itself and the parts above it in
   ``helpers.checks``, ``helpers.model_sizes`` (hand-written): ``tr()`` and its catalogues, where
   the repository's files are, ``add_to_class``, seeds and devices, the input checks of the public
   entry points, the model sizes (tiny, small, base, big);
-- ``helpers.data`` (hand-written, pure Python): the generated German-English corpus, and the
-  real German-English dictionary of notebook 15;
+- ``helpers.data`` (hand-written, pure Python): the generated German-English corpus and the
+  recognizer of its English grammar (notebook 16), and the real German-English dictionary of
+  notebook 15;
 - ``helpers.display`` (hand-written): notebook setup, shape tables, heatmaps; knows nothing of
   the model;
 - ``helpers.text`` (generated from notebooks 01 and 14): vocabularies and batches of token ids;
   byte-pair encoding (sub-word pieces);
-- ``helpers.model`` (generated from notebooks 02-10): the model's parts, the Transformer, and
-  the same model built from PyTorch's layers;
-- ``helpers.pipeline`` (generated from notebooks 11-12): training, decoding, evaluation;
+- ``helpers.model`` (generated from notebooks 02-10 and 16): the model's parts, the Transformer,
+  the same model built from PyTorch's layers, and the decoder-only language model (GPT);
+- ``helpers.pipeline`` (generated from notebooks 11, 12 and 16): training, decoding, evaluation;
+  language-model training and sampling;
 - ``helpers.analysis`` (generated from notebook 13): restricted attention, path lengths, slopes:
   the alternatives to self-attention;
 - ``helpers.measure`` (hand-written): the cost meter notebook 13 counts FLOPs and memory with,
@@ -66,18 +68,23 @@ _EXPORTS = {
     "AttentionWeights": "helpers.model.transformer",
     "TorchReferenceTransformer": "helpers.model.torch_reference",
     "to_torch_reference": "helpers.model.torch_reference",
+    "GPT": "helpers.model.gpt",
+    "GPTConfig": "helpers.model.gpt",
     # pipeline
     "train_model": "helpers.pipeline.training",
     "greedy_decode": "helpers.pipeline.decoding",
     "beam_search": "helpers.pipeline.decoding",
     "translate": "helpers.pipeline.decoding",
     "corpus_bleu": "helpers.pipeline.evaluation",
+    "filter_logits": "helpers.pipeline.sampling",
+    "generate": "helpers.pipeline.sampling",
     # explorers
     "explore_positions": "helpers.explore.positions",
     "explore_masks": "helpers.explore.masks",
     "explore_schedule": "helpers.explore.schedule",
     "explore_attention": "helpers.explore.attention",
     "explore_decoding": "helpers.explore.decoding",
+    "explore_sampling": "helpers.explore.sampling",
     # data, checkpoints and the shipped model
     "load_corpus": "helpers.data.corpus",
     "load_pretrained": "helpers.pretrained",

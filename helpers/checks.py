@@ -506,6 +506,119 @@ def warn_unknown_words(words: Sequence[str]) -> None:
         )
 
 
+# ---------------------------------------------------------------- notebook 16 (GPT and sampling)
+# The public entry points of helpers.model.gpt (GPTConfig, GPT.forward) and helpers.pipeline
+# (filter_logits, generate, the language-model training).
+
+
+def check_gpt_config(config: Any) -> None:
+    """A GPTConfig's sizes can make a model; pad_id is an id of its vocabulary."""
+    for name in ("vocab_size", "d_model", "d_ff", "n_layers", "max_positions"):
+        check_positive_int(name, getattr(config, name))
+    check_heads(config.d_model, config.n_heads)
+    check_probability("dropout", config.dropout)
+    pad_id = config.pad_id
+    if (
+        isinstance(pad_id, bool)
+        or not isinstance(pad_id, int)
+        or not 0 <= pad_id < config.vocab_size
+    ):
+        fail(
+            "pad_id: expected an id in [0, {vocab_size}), got {pad_id!r}",
+            vocab_size=config.vocab_size,
+            pad_id=pad_id,
+        )
+
+
+def check_gpt_inputs(model: Any, ids: Any, cache: Any, start: Any) -> None:
+    """GPT.forward: token ids of the model's vocabulary that fit max_positions after ``start`` cached
+    positions; a cache of this model holding exactly ``start`` positions."""
+    config = model.config
+    check_non_negative_int("start", start)
+    check_token_ids("ids", ids, vocab_size=config.vocab_size)
+    if start + ids.shape[1] > config.max_positions:
+        fail(
+            "ids: positions {start} to {end} go past max_positions={max_positions}",
+            start=start,
+            end=start + ids.shape[1] - 1,
+            max_positions=config.max_positions,
+        )
+    if cache is None:
+        if start != 0:
+            fail("start: expected 0 without a cache, got {start}", start=start)
+        return
+    if len(cache) != len(model.blocks):
+        fail(
+            "cache: expected one KVCache per block, {blocks} in all (use new_cache()), got {got}",
+            blocks=len(model.blocks),
+            got=len(cache),
+        )
+    if start != cache[0].length:
+        fail(
+            "start: expected {cached}, the number of positions already in the cache, got {start}",
+            cached=cache[0].length,
+            start=start,
+        )
+
+
+def check_filter_options(logits: Any, top_k: Any, top_p: Any) -> None:
+    """filter_logits: a float tensor of scores over the vocabulary, top_k a positive int or None,
+    top_p in (0, 1] or None."""
+    import torch
+
+    if not isinstance(logits, torch.Tensor) or not logits.is_floating_point() or logits.dim() < 1:
+        fail(
+            "logits: expected a float tensor (..., vocab_size), got {got}",
+            got=getattr(logits, "dtype", type(logits).__name__),
+        )
+    check_positive_int("top_k", top_k, allow_none=True)
+    check_number("top_p", top_p, low=0.0, high=1.0, low_open=True, high_open=False, allow_none=True)
+
+
+def check_generate_options(
+    model: Any, ids: Any, max_new_tokens: Any, temperature: Any, top_k: Any, top_p: Any,
+    generator: Any,
+) -> None:  # fmt: skip
+    """generate: a language model with a config, prompt ids without padding that leave room for
+    max_new_tokens within max_positions, a temperature >= 0, filters as filter_logits takes them, and a
+    torch.Generator or None."""
+    import torch
+
+    check_positive_int("top_k", top_k, allow_none=True)
+    check_number("top_p", top_p, low=0.0, high=1.0, low_open=True, high_open=False, allow_none=True)
+    if not hasattr(model, "config") or not callable(getattr(model, "new_cache", None)):
+        fail("model: expected a helpers.GPT, got {got}", got=type(model).__name__)
+    check_positive_int("max_new_tokens", max_new_tokens)
+    check_number("temperature", temperature, low=0.0)
+    check_token_ids("ids", ids, vocab_size=model.config.vocab_size)
+    padding = int((ids == model.config.pad_id).sum())
+    if padding:  # a padded prompt would attend to its padding through the cache
+        fail(
+            "ids: expected prompts without padding (batch prompts of one length together), got "
+            "{padding} padding token(s)",
+            padding=padding,
+        )
+    if ids.shape[1] + max_new_tokens > model.config.max_positions:
+        fail(
+            "max_new_tokens: the prompt's {length} tokens and {max_new_tokens} new ones go past "
+            "max_positions={max_positions}",
+            length=ids.shape[1],
+            max_new_tokens=max_new_tokens,
+            max_positions=model.config.max_positions,
+        )
+    if generator is not None and not isinstance(generator, torch.Generator):
+        fail(
+            "generator: expected a torch.Generator or None, got {got}", got=type(generator).__name__
+        )
+
+
+def check_samples(samples: Any) -> None:
+    """measure_samples: a non-empty list of sentences."""
+    check_strings("samples", samples)
+    if not samples:
+        fail("samples: expected at least one sentence, got none")
+
+
 # ---------------------------------------------------------------- notebook 14 (sub-words, BPE)
 # The public entry points of helpers.text.bpe: word_frequencies, train_bpe, BPETokenizer.encode,
 # BPETokenizer.decode and BPETokenizer.load.

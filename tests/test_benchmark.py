@@ -27,6 +27,8 @@ from tools.benchmark import (
     alternate,
     decode_both_ways,
     decoding_setup,
+    generate_both_ways,
+    generation_setup,
     machine_info,
     markdown_table,
     report,
@@ -144,6 +146,22 @@ def test_decoding_runs_all_steps_and_both_ways_agree():
     assert cached.shape == (TINY.decode_batch, 12)
     assert torch.equal(cached, uncached)
     assert not (cached == benchmark.EOS_ID).any()
+
+
+def test_generation_with_and_without_the_cache_agree():
+    model, prompts = generation_setup(batch=3)
+    assert (prompts[:, 0] == benchmark.BOS_ID).all() and prompts.shape == (3, 4)
+    cached, uncached = generate_both_ways(model, prompts, steps=6)
+    assert cached.shape == (3, 10) and torch.equal(cached, uncached)
+
+
+def test_generate_both_ways_catches_a_disagreement(monkeypatch):
+    model, prompts = generation_setup(batch=2)
+    import helpers.pipeline.sampling as sampling
+
+    monkeypatch.setattr(sampling, "generate", lambda model, ids, steps, **_: ids.repeat(1, 3))
+    with pytest.raises(AssertionError, match="different tokens"):
+        generate_both_ways(model, prompts, steps=8)
 
 
 def test_decode_both_ways_catches_an_early_stop(monkeypatch):
@@ -483,6 +501,7 @@ def test_the_explorer_timings_cover_every_explorer_and_their_goals():
         "masks",
         "attention",
         "decoding",
+        "sampling",
     }
     assert all(t.seconds > 0 for t in timings)
     goals = {(t.explorer, t.change): t.goal for t in timings}

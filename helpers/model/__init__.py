@@ -7,6 +7,7 @@
 - ``embeddings``: from ``notebooks/02_embeddings_positional_encoding.ipynb``
 - ``encoder``: from ``notebooks/08_encoder.ipynb``
 - ``feed_forward``: from ``notebooks/06_position_wise_feed_forward.ipynb``
+- ``gpt``: from ``notebooks/16_decoder_only_language_model.ipynb``
 - ``kv_cache``: from ``notebooks/09_decoder.ipynb``
 - ``masks``: from ``notebooks/04_masks.ipynb``
 - ``multi_head_attention``: from ``notebooks/05_multi_head_attention.ipynb``

@@ -4,5 +4,7 @@
 
 - ``decoding``: from ``notebooks/12_decoding_and_evaluation.ipynb``
 - ``evaluation``: from ``notebooks/12_decoding_and_evaluation.ipynb``
+- ``language_model``: from ``notebooks/16_decoder_only_language_model.ipynb``
+- ``sampling``: from ``notebooks/16_decoder_only_language_model.ipynb``
 - ``training``: from ``notebooks/11_training.ipynb``
 """

@@ -14,6 +14,8 @@ that a change of machine load hits both alike; each side's time is the median ov
   Ratio: throughput of ours / throughput of PyTorch's layers (goal >= 1.0);
 - greedy decoding of 64 tokens with the key/value cache against re-running the decoder on the
   whole prefix at every step (goal >= 3x faster, and the same tokens: asserted);
+- greedy generation by notebook 16's GPT (``helpers.generate``) with the key/value cache against
+  re-running the model on the whole sequence at every step (the same tokens: asserted; no goal);
 - byte-pair encoding (notebook 14): learning the merges from the corpus' training sentences, and
   encoding them, ``helpers.train_bpe`` against Hugging Face ``tokenizers`` (Rust, all cores) with
   the same merges (asserted), so the same pieces (asserted). No goal: the ratio says how much
@@ -62,10 +64,13 @@ from tools.benchmark.model import (
     Comparison,
     bench_beam_search,
     bench_decoding,
+    bench_generation,
     bench_training,
     decode_both_ways,
     decoding_cases,
     decoding_setup,
+    generate_both_ways,
+    generation_setup,
     profile_training,
     synthetic_batch,
     training_pair,
@@ -104,6 +109,7 @@ __all__ = [
     "bench_beam_search",
     "bench_bpe",
     "bench_decoding",
+    "bench_generation",
     "bench_explorers",
     "bench_notebooks",
     "bench_suite",
@@ -111,6 +117,8 @@ __all__ = [
     "decode_both_ways",
     "decoding_cases",
     "decoding_setup",
+    "generate_both_ways",
+    "generation_setup",
     "dictionary_phrases",
     "explorers_table",
     "machine_info",

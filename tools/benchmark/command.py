@@ -18,6 +18,7 @@ from tools.benchmark.measure import BASE, SMALL
 from tools.benchmark.model import (
     bench_beam_search,
     bench_decoding,
+    bench_generation,
     bench_training,
     decoding_cases,
     profile_training,
@@ -175,6 +176,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         # Decoding the base model without a cache takes seconds per call: fewer rounds.
         config_rounds = rounds if config.name == SMALL.name else min(rounds, 3)
         comparisons.append(bench_decoding(config, config_rounds, goal=goal))
+    print("timing GPT generation, notebook 16 ...", file=sys.stderr, flush=True)
+    comparisons.append(bench_generation(rounds, steps=24 if args.quick else 48))
     suite, notebooks = None, []
     if args.suite:
         print("timing the test suite (minutes) ...", file=sys.stderr, flush=True)

@@ -58,6 +58,7 @@ def _time_explorers(rounds: int) -> list[ExplorerTiming]:
     from helpers.explore.decoding import explore_decoding
     from helpers.explore.masks import explore_masks
     from helpers.explore.positions import explore_positions
+    from helpers.explore.sampling import explore_sampling
     from helpers.explore.schedule import explore_schedule
     from helpers.pretrained import load_pretrained
 
@@ -87,6 +88,8 @@ def _time_explorers(rounds: int) -> list[ExplorerTiming]:
          [kinds[(1 + i) % 3] for i in range(rounds)], EXPLORER_GOALS["update"]),
         ("decoding", "step slider", explore_decoding(model, src_vocab, tgt_vocab, show=False),
          "step", [1 + i % 5 for i in range(rounds)], None),
+        ("sampling", "top-p slider", explore_sampling(show=False), "top_p",
+         [0.5 + 0.05 * (i % 10) for i in range(rounds)], EXPLORER_GOALS["update"]),
     ]  # fmt: skip
     timings = []
     for name, change, explorer, control, values, goal in cases:

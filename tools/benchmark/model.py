@@ -217,6 +217,68 @@ def decoding_cases(quick: bool) -> list[tuple[BenchConfig, float | None]]:
     return cases if quick else [*cases, (BASE, DECODING_GOAL)]
 
 
+def generation_setup(batch: int = 32, seed: int = 0):
+    """Notebook 16's GPT at its small size (d_model 64, 2 blocks, the English vocabulary's 304
+    tokens, untrained) and a batch of prompts: <s> and three random words each."""
+    from helpers.model.gpt import GPT, GPTConfig
+
+    torch.manual_seed(seed)
+    config = GPTConfig(
+        304, d_model=64, n_heads=4, d_ff=256, n_layers=2, dropout=0.0, max_positions=64
+    )
+    model = GPT(config).eval()
+    generator = torch.Generator().manual_seed(seed)
+    prompts = torch.randint(EOS_ID + 1, 304, (batch, 4), generator=generator)
+    prompts[:, 0] = BOS_ID
+    return model, prompts
+
+
+def generate_both_ways(
+    model, prompts: torch.Tensor, steps: int
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Greedy tokens with the KV cache (helpers.generate) and without it (the whole sequence
+    again at every step); raises if they differ."""
+    from helpers.pipeline.sampling import generate
+
+    cached = generate(model, prompts, steps, temperature=0.0)
+    uncached = prompts
+    with torch.no_grad():
+        for _ in range(steps):
+            uncached = torch.cat([uncached, model(uncached)[:, -1:].argmax(dim=-1)], dim=1)
+    if not torch.equal(cached, uncached):
+        raise AssertionError("generation with and without the KV cache gave different tokens")
+    return cached, uncached
+
+
+def bench_generation(rounds: int, steps: int = 48, batch: int = 32, warmup: int = 0) -> Comparison:
+    """Greedy generation of ``steps`` tokens by notebook 16's GPT: with the KV cache / without it
+    (a row for information, no goal)."""
+    from helpers.pipeline.sampling import generate
+
+    model, prompts = generation_setup(batch)
+    generate_both_ways(model, prompts, steps)  # same tokens: asserted before timing
+
+    def uncached() -> torch.Tensor:
+        ids = prompts
+        with torch.no_grad():
+            for _ in range(steps):
+                ids = torch.cat([ids, model(ids)[:, -1:].argmax(dim=-1)], dim=1)
+        return ids
+
+    durations = alternate(
+        {"cache": lambda: generate(model, prompts, steps, temperature=0.0), "no cache": uncached},
+        rounds,
+        warmup,
+    )
+    return Comparison.of_times(
+        f"GPT generation (notebook 16), {steps} tokens x {batch} prompts",
+        "gpt",
+        ("KV cache", durations["cache"]),
+        ("no cache", durations["no cache"]),
+        None,
+    )
+
+
 def bench_beam_search(rounds: int, sentences: int = 32, warmup: int = 0) -> Comparison:
     """Beam search (beam 4) of the shipped model on test sentences: every sentence's beams in one
     batch / one sentence at a time. Both give the same translations (asserted)."""

@@ -74,6 +74,9 @@ Typical use::
 
     from helpers.data.corpus import load_corpus
     train_pairs = load_corpus("train")   # [(german, english), ...]
+
+Whether an English sentence is one the grammar can write (notebook 16 judges a language model's
+samples with it): ``helpers.data.corpus.recognizer.recognize(english)``, the pattern or None.
 """
 
 from helpers.data.corpus.lexicon import (
