@@ -72,7 +72,9 @@ def test_the_glossary_is_markdown_only_with_the_series_kernel():
 
 def test_the_glossary_has_the_series_terms():
     english = [entry["english"].lower() for entry in ENTRIES]
-    assert 50 <= len(ENTRIES) <= 100, f"expected about 50-100 terms, found {len(ENTRIES)}"
+    # A term a reader meets, not an index of every word: 00-15 needed about 100, and each later
+    # notebook adds the few terms it introduces (16: sampling and decoder-only models).
+    assert 50 <= len(ENTRIES) <= 120, f"expected about 50-120 terms, found {len(ENTRIES)}"
     assert len(set(english)) == len(english), "a term appears twice"
     for term in ("padding mask", "look-ahead mask", "label smoothing", "teacher forcing"):
         assert term in english, f"{term!r} is missing from the glossary"
