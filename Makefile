@@ -9,7 +9,7 @@ export JUPYTER_PLATFORM_DIRS := 1
 # Playwright drives Debian's chromium (make test-browser); it never downloads a browser of its own.
 export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD := 1
 
-.PHONY: setup lab test lint export notebooks dictionary train train-real ablations translation-lm bench mutation student docs test-browser help
+.PHONY: setup lab test lint export notebooks dictionary train train-real ablations translation-lm modern-block bench mutation student docs test-browser help
 
 help:
 	@echo "make lab        set up .venv and open JupyterLab on notebooks/"
@@ -23,6 +23,7 @@ help:
 	@echo "make train-real the model of notebook 15 on the German-English dictionary (CPU, about an hour), scored into docs/real_german_runs.json"
 	@echo "make ablations  train Table 3's rows on the CPU, write docs/table3_ablations.json (ARGS=\"--rows A,E --steps 400\")"
 	@echo "make translation-lm  notebook 16's decoder-only vs encoder-decoder translation, three seeds, into docs/translation_as_lm.json (ARGS=\"--seeds 0\")"
+	@echo "make modern-block  notebook 17's modern block, each change alone and all together, five seeds, into docs/modern_block.json (ARGS=\"--seeds 0\")"
 	@echo "make mutation   mutation testing (mutmut) of the model, decoding and training modules; prints the score (ARGS=\"--module masks\")"
 	@echo "make student    write the classroom edition (exercise solutions replaced by stubs) to student/ (ARGS=\"--language zh\": the Chinese one)"
 	@echo "make docs       build the offline website of the notebooks in build/site/ (open index.html)"
@@ -93,6 +94,11 @@ ablations: setup
 # against notebook 11's encoder-decoder on translation, into docs/translation_as_lm.json.
 translation-lm: setup
 	$(PY) -m helpers.train.translation_as_lm $(ARGS)
+
+# Not part of `make test` (minutes): notebook 17's measurement, notebook 16's language model against
+# each change of the modern block alone and all together, into docs/modern_block.json.
+modern-block: setup
+	$(PY) -m helpers.train.modern_block $(ARGS)
 
 # Not part of `make test` (tens of minutes): mutmut changes the model, decoding and training code
 # one operator at a time, in a copy under build/mutation/, and reports how many changes the tests catch.

@@ -14,8 +14,9 @@ Its parts, lowest first; each imports only from itself and the parts above it in
   the model;
 - ``helpers.text`` (generated from notebooks 01 and 14): vocabularies and batches of token ids;
   byte-pair encoding (sub-word pieces);
-- ``helpers.model`` (generated from notebooks 02-10 and 16): the model's parts, the Transformer,
-  the same model built from PyTorch's layers, and the decoder-only language model (GPT);
+- ``helpers.model`` (generated from notebooks 02-10, 16 and 17): the model's parts, the
+  Transformer, the same model built from PyTorch's layers, the decoder-only language model (GPT)
+  and the modern block (Llama);
 - ``helpers.pipeline`` (generated from notebooks 11, 12 and 16): training, decoding, evaluation;
   language-model training and sampling;
 - ``helpers.analysis`` (generated from notebook 13): restricted attention, path lengths, slopes:
@@ -25,7 +26,8 @@ Its parts, lowest first; each imports only from itself and the parts above it in
 - ``helpers.checkpoints``, ``helpers.pretrained`` (hand-written): saving and loading a trained
   model; the shipped model;
 - ``helpers.train`` (hand-written): ``python -m helpers.train``, training on many CPUs or GPUs
-  through torchrun, resume, checkpoint averaging, ``make ablations``, scores on real German;
+  through torchrun, resume, checkpoint averaging, ``make ablations``, scores on real German,
+  ``make translation-lm`` and ``make modern-block``;
 - ``helpers.explore`` (hand-written): live explorers, sliders that redraw the notebooks' figures;
 - ``helpers.exercises`` (hand-written): the checks behind each notebook's exercises.
 
@@ -70,6 +72,10 @@ _EXPORTS = {
     "to_torch_reference": "helpers.model.torch_reference",
     "GPT": "helpers.model.gpt",
     "GPTConfig": "helpers.model.gpt",
+    "Llama": "helpers.model.modern",
+    "LlamaConfig": "helpers.model.modern",
+    "RMSNorm": "helpers.model.modern",
+    "apply_rotary": "helpers.model.modern",
     # pipeline
     "train_model": "helpers.pipeline.training",
     "greedy_decode": "helpers.pipeline.decoding",

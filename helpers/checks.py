@@ -530,6 +530,29 @@ def check_gpt_config(config: Any) -> None:
         )
 
 
+def check_llama_config(config: Any) -> None:
+    """A LlamaConfig's sizes can make a model: GPTConfig's sizes, n_kv_heads dividing n_heads,
+    an even head width for the rotary pairs, a rope_base > 1."""
+    for name in ("vocab_size", "d_model", "d_ff", "n_layers", "max_positions"):
+        check_positive_int(name, getattr(config, name))
+    check_heads(config.d_model, config.n_heads)
+    check_non_negative_int("pad_id", config.pad_id)
+    check_positive_int("n_kv_heads", config.n_kv_heads, allow_none=True)
+    if config.n_kv_heads is not None and config.n_heads % config.n_kv_heads != 0:
+        fail(
+            "n_kv_heads: expected a positive divisor of n_heads={n_heads}, got {n_kv_heads}",
+            n_heads=config.n_heads,
+            n_kv_heads=config.n_kv_heads,
+        )
+    if config.rotary and (config.d_model // config.n_heads) % 2 != 0:
+        fail(
+            "n_heads: rotary positions turn pairs of numbers: d_model / n_heads must be even, got "
+            "{d_k}",
+            d_k=config.d_model // config.n_heads,
+        )
+    check_number("rope_base", config.rope_base, low=1.0, low_open=True)
+
+
 def check_gpt_inputs(model: Any, ids: Any, cache: Any, start: Any) -> None:
     """GPT.forward: token ids of the model's vocabulary that fit max_positions after ``start`` cached
     positions; a cache of this model holding exactly ``start`` positions."""

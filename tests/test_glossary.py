@@ -73,7 +73,8 @@ def test_the_glossary_is_markdown_only_with_the_series_kernel():
 def test_the_glossary_has_the_series_terms():
     english = [entry["english"].lower() for entry in ENTRIES]
     # A term a reader meets, not an index of every word: 00-15 needed about 100, and each later
-    # notebook adds the few terms it introduces (16: sampling and decoder-only models).
+    # notebook adds the few terms it introduces (16: sampling and decoder-only models; 17: the
+    # modern block).
     assert 50 <= len(ENTRIES) <= 120, f"expected about 50-120 terms, found {len(ENTRIES)}"
     assert len(set(english)) == len(english), "a term appears twice"
     for term in ("padding mask", "look-ahead mask", "label smoothing", "teacher forcing"):

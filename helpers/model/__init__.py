@@ -10,6 +10,7 @@
 - ``gpt``: from ``notebooks/16_decoder_only_language_model.ipynb``
 - ``kv_cache``: from ``notebooks/09_decoder.ipynb``
 - ``masks``: from ``notebooks/04_masks.ipynb``
+- ``modern``: from ``notebooks/17_modern_block.ipynb``
 - ``multi_head_attention``: from ``notebooks/05_multi_head_attention.ipynb``
 - ``sublayers``: from ``notebooks/07_residuals_layer_norm_dropout.ipynb``
 - ``torch_reference``: from ``notebooks/10_transformer.ipynb``

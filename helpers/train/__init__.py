@@ -8,7 +8,9 @@ Hand-written; built only on the public functions of ``helpers.pipeline`` and ``h
 - ``checkpoints``: save every K steps, resume from the latest, average the last n;
 - ``loop``: the training loop (DDP, gradient accumulation, mixed precision, gradient clipping,
   torch.compile, CSV log);
-- ``ablations``: ``make ablations``, the rows of the paper's Table 3 a CPU can afford.
+- ``ablations``: ``make ablations``, the rows of the paper's Table 3 a CPU can afford;
+- ``translation_as_lm``: ``make translation-lm``, notebook 16's decoder-only translation;
+- ``modern_block``: ``make modern-block``, notebook 17's changes of the block, one at a time.
 
 Usage::
 
