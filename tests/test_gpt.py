@@ -1,4 +1,4 @@
-"""helpers.model.gpt (notebook 16): GPT-1's formulas, tied weights, causality, the cache, checks."""
+"""helpers.model.gpt (notebook 13; trained and sampled in 16): GPT-1's formulas, tied weights, causality, the cache, checks."""
 
 import math
 

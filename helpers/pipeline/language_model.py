@@ -8,9 +8,9 @@ from collections.abc import Iterator, Sequence
 
 import torch
 
-from helpers.checks import check_number, check_positive_int
+from helpers.checks import check_positive_int
 from helpers.model.gpt import GPT
-from helpers.pipeline.training import History, label_smoothing_loss, make_optimizer
+from helpers.pipeline.training import History, label_smoothing_loss, train_on_batches
 from helpers.text.vocab import pad_sequences
 
 
@@ -26,17 +26,26 @@ def language_model_batches(
             yield [sequences[i] for i in order[start : start + batch_size]]
 
 
-def next_token_loss(
-    model: GPT, batch: Sequence[list[int]], label_smoothing: float = 0.0, sep_id: int | None = None
-) -> torch.Tensor:
-    """Mean cross-entropy of each next token: model(ids[:, :-1]) scored against ids[:, 1:].
-    sep_id: only the tokens after the first sep_id are scored (a given prompt, then its answer)."""
-    pad_id = model.config.pad_id
-    ids = pad_sequences(batch, pad_id).to(next(model.parameters()).device)
+def next_token_batch(
+    batch: Sequence[list[int]], pad_id: int, device: torch.device, sep_id: int | None = None
+) -> tuple[tuple[torch.Tensor], torch.Tensor]:
+    """Sequences -> ((ids[:, :-1],), ids[:, 1:]), padded: position t's input predicts token t + 1,
+    as train_on_batches (notebook 11) takes a batch. sep_id: only the tokens after the first
+    sep_id are targets (a given prompt, then its answer)."""
+    ids = pad_sequences(batch, pad_id).to(device)
     target = ids[:, 1:]
     if sep_id is not None:  # the prompt is given, not predicted: its targets count as padding
         target = target.masked_fill((ids[:, :-1] == sep_id).cumsum(dim=1) == 0, pad_id)
-    return label_smoothing_loss(model(ids[:, :-1]), target, label_smoothing, pad_id)
+    return (ids[:, :-1],), target
+
+
+def next_token_loss(
+    model: GPT, batch: Sequence[list[int]], label_smoothing: float = 0.0, sep_id: int | None = None
+) -> torch.Tensor:
+    """Mean cross-entropy of each next token: model(ids[:, :-1]) scored against ids[:, 1:]."""
+    pad_id, device = model.config.pad_id, next(model.parameters()).device
+    (inputs,), target = next_token_batch(batch, pad_id, device, sep_id)
+    return label_smoothing_loss(model(inputs), target, label_smoothing, pad_id)
 
 
 @torch.no_grad()
@@ -58,33 +67,17 @@ def perplexity(
 
 
 def train_language_model(
-    model: GPT,
-    sequences: Sequence[list[int]],
-    steps: int,
-    batch_size: int,
-    warmup_steps: int,
-    lr_factor: float = 1.0,
-    clip_norm: float = 1.0,
-    seed: int = 0,
-    label_smoothing: float = 0.0,
-    sep_id: int | None = None,
-) -> History:
-    """Adam and notebook 11's warm-up schedule on the next-token loss (label_smoothing,
-    scored after sep_id when given); one History entry a step."""
-    check_positive_int("steps", steps)
-    check_number("clip_norm", clip_norm, low=0.0, low_open=True)
-    optimizer, scheduler = make_optimizer(model, model.config.d_model, warmup_steps, lr_factor)
-    history, batches = History(), language_model_batches(sequences, batch_size, seed)
-    model.train()
-    for step in range(1, steps + 1):
-        loss = next_token_loss(model, next(batches), label_smoothing, sep_id)
-        optimizer.zero_grad(set_to_none=True)
-        loss.backward()
-        grad_norm = torch.nn.utils.clip_grad_norm_(model.parameters(), clip_norm)
-        optimizer.step()
-        history.learning_rate.append(scheduler.get_last_lr()[0])  # the rate this step used
-        scheduler.step()
-        history.step.append(step)
-        history.loss.append(loss.item())
-        history.grad_norm.append(grad_norm.item())
-    return history
+    model: GPT, sequences: Sequence[list[int]], steps: int, batch_size: int, warmup_steps: int,
+    lr_factor: float = 1.0, clip_norm: float | None = 1.0, seed: int = 0,
+    label_smoothing: float = 0.0, sep_id: int | None = None,
+) -> History:  # fmt: skip
+    """Notebook 11's train_on_batches on the next-token loss: batches of batch_size sequences,
+    reshuffled each epoch (label_smoothing; scored after sep_id when given); no validation."""
+    pad_id, device = model.config.pad_id, next(model.parameters()).device
+    batches = (
+        next_token_batch(batch, pad_id, device, sep_id)
+        for batch in language_model_batches(sequences, batch_size, seed)
+    )
+    return train_on_batches(
+        model, batches, steps, warmup_steps, lr_factor, label_smoothing, clip_norm, progress=False
+    )

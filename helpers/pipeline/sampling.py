@@ -29,10 +29,13 @@ def filter_logits(logits: torch.Tensor, top_k: int | None = None, top_p: float |
         kth_best = logits.topk(top_k, dim=-1).values[..., -1:]
         logits = logits.masked_fill(logits < kth_best, float("-inf"))
     if top_p is not None and top_p < 1.0:
-        sorted_logits, order = logits.sort(dim=-1, stable=True)  # least probable first
+        # Least probable first; stable: tied tokens keep their vocabulary order, which decides
+        # which of two twins at the border is removed.
+        sorted_logits, order = logits.sort(dim=-1, stable=True)
         removed = sorted_logits.softmax(dim=-1).cumsum(dim=-1) <= 1.0 - top_p
         removed[..., -1] = False  # the most probable token stays
-        logits = logits.masked_fill(removed.scatter(-1, order, removed), float("-inf"))
+        removed = removed.scatter(-1, order, removed)  # back from sorted to vocabulary order
+        logits = logits.masked_fill(removed, float("-inf"))
     return logits
 
 

@@ -191,55 +191,67 @@ def evaluate_loss(
     return total / count
 
 
-def train_model(
-    model: Transformer,
-    train_examples: Sequence[Example],
-    valid_examples: Sequence[Example],
-    bos_id: int,
-    steps: int,
-    tokens_per_batch: int,
-    warmup_steps: int,
-    lr_factor: float = 1.0,
-    label_smoothing: float = 0.1,
-    eval_every: int = 100,
-    seed: int = 0,
-    progress: bool = True,
-    clip_norm: float | None = None,
-    after_step: Callable[[int], None] | None = None,
-) -> History:
+def train_on_batches(
+    model: torch.nn.Module, batches: Iterator[tuple[tuple, torch.Tensor]], steps: int,
+    warmup_steps: int, lr_factor: float = 1.0, label_smoothing: float = 0.1,
+    clip_norm: float | None = None, validate: Callable[[], float] | None = None,
+    eval_every: int = 100, progress: bool = True, after_step: Callable[[int], None] | None = None,
+) -> History:  # fmt: skip
     """Train for ``steps`` optimizer steps with label smoothing, Adam and the warm-up schedule.
 
-    ``clip_norm``: the largest global L2 norm of the gradients. Validates (and prints, with
-    ``progress``) every ``eval_every`` steps and at the end. The model stays in training mode.
-    """
+    ``batches`` yields ``(inputs, target)``: model(*inputs) -> (batch, len, vocab_size) scores of
+    target (batch, len); the model has ``config.pad_id`` and ``config.d_model``. ``validate()``:
+    the validation loss, every ``eval_every`` steps and at the end (printed with ``progress``).
+    ``clip_norm``: the largest global L2 norm of the gradients. The model stays in training mode."""
     check_positive_int("steps", steps)
     check_positive_int("eval_every", eval_every)
     check_number("clip_norm", clip_norm, low=0.0, low_open=True, allow_none=True)
-    device, pad_id = next(model.parameters()).device, model.config.pad_id
+    pad_id = model.config.pad_id
     optimizer, scheduler = make_optimizer(model, model.config.d_model, warmup_steps, lr_factor)
-    history, batches = History(), batches_forever(train_examples, tokens_per_batch, seed)
+    history = History()
     model.train()
     for step in range(1, steps + 1):
-        batch = collate(train_examples, next(batches), pad_id, bos_id)
-        src, tgt_input, tgt_output = (t.to(device) for t in batch)
-        logits = model(src, tgt_input)  # teacher forcing
-        loss = label_smoothing_loss(logits, tgt_output, label_smoothing, pad_id)
+        inputs, target = next(batches)
+        logits = model(*inputs)
+        loss = label_smoothing_loss(logits, target, label_smoothing, pad_id)
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         grad_norm = torch.nn.utils.clip_grad_norm_(model.parameters(), clip_norm or math.inf)
         optimizer.step()
         history.learning_rate.append(scheduler.get_last_lr()[0])  # the rate this step used
         scheduler.step()
-        keep = tgt_output != pad_id
-        history.accuracy.append((logits.argmax(-1) == tgt_output)[keep].float().mean().item())
+        keep = target != pad_id
+        history.accuracy.append((logits.argmax(-1) == target)[keep].float().mean().item())
         history.step.append(step)
         history.loss.append(loss.item())
         history.grad_norm.append(grad_norm.item())
-        if step % eval_every == 0 or step == steps:
+        if validate is not None and (step % eval_every == 0 or step == steps):
             history.valid_step.append(step)
-            history.valid_loss.append(evaluate_loss(model, valid_examples, bos_id))
+            history.valid_loss.append(validate())
             if progress:
                 print_validation(step, history.valid_loss[-1])
         if after_step is not None:
             after_step(step)
     return history
+
+
+def train_model(
+    model: Transformer, train_examples: Sequence[Example], valid_examples: Sequence[Example],
+    bos_id: int, steps: int, tokens_per_batch: int, warmup_steps: int, lr_factor: float = 1.0,
+    label_smoothing: float = 0.1, eval_every: int = 100, seed: int = 0, progress: bool = True,
+    clip_norm: float | None = None, after_step: Callable[[int], None] | None = None,
+) -> History:  # fmt: skip
+    """``train_on_batches`` on translation pairs: token-budget batches, teacher forcing, and the
+    validation loss of ``evaluate_loss`` on valid_examples."""
+    device, pad_id = next(model.parameters()).device, model.config.pad_id
+
+    def batches() -> Iterator[tuple[tuple[torch.Tensor, torch.Tensor], torch.Tensor]]:
+        for indices in batches_forever(train_examples, tokens_per_batch, seed):
+            batch = collate(train_examples, indices, pad_id, bos_id)
+            src, tgt_input, tgt_output = (t.to(device) for t in batch)
+            yield (src, tgt_input), tgt_output  # teacher forcing
+
+    return train_on_batches(
+        model, batches(), steps, warmup_steps, lr_factor, label_smoothing, clip_norm,
+        lambda: evaluate_loss(model, valid_examples, bos_id), eval_every, progress, after_step,
+    )  # fmt: skip
