@@ -37,3 +37,12 @@ def test_a_class_scope_counts_as_its_module():
     assert expected_seconds("tests/test_masks.py::TestPadding", {}) == expected_seconds(
         "tests/test_masks.py", {}
     )
+
+
+def test_a_slow_test_module_goes_before_short_notebooks_and_after_longer_ones():
+    order = longest_first(
+        ["notebooks/00_overview.ipynb", "tests/test_checks.py", "tests/test_docs.py"],
+        {"00_overview": 10.0},
+    )
+    assert order == ["tests/test_docs.py", "notebooks/00_overview.ipynb", "tests/test_checks.py"]
+    assert expected_seconds("tests/test_docs.py", {}) > 0
