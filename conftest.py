@@ -5,6 +5,8 @@
 - unit tests draw figures without a display;
 - a notebook's kernel that dies before it answers its first message is started once more (no cell
   has run yet, so nothing is hidden; a second death fails as before);
+- under ``--dist loadscope`` (``make test``), the longest notebooks and test files start first
+  (``tools.test_schedule``), so that no worker is left alone with a long notebook at the end;
 - what reads the German-English dictionary (notebook 15 in both editions, and every test marked
   ``dictionary``) is skipped, with one reason that says how to get it on this system, where the
   dictionary is missing, and where it is another version than the one notebook 15's stored
@@ -35,6 +37,15 @@ def pytest_configure(config):
     from tools.kernel_start import start_kernel_retrying_once
 
     nbval.kernel.start_new_kernel = start_kernel_retrying_once(nbval.kernel.start_new_kernel)
+
+
+@pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist, absent under -p no:xdist
+def pytest_xdist_make_scheduler(config, log):
+    if config.getvalue("dist") != "loadscope":
+        return None  # xdist's own scheduler for every other mode
+    from tools.test_schedule import LongestFirstScheduling
+
+    return LongestFirstScheduling(config, log)
 
 
 def dictionary_skip_reason() -> str | None:

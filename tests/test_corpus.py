@@ -61,6 +61,7 @@ DIGEST_CODE = (
     "    for german, english in load_corpus(split):\n"
     "        digest.update(f'{split}\\t{german}\\t{english}\\n'.encode())\n"
 )
+NUMERICAL_LIBRARIES = "{'torch', 'numpy', 'matplotlib', 'seaborn', 'pandas'}"
 
 
 def test_generation_is_deterministic():
@@ -69,26 +70,34 @@ def test_generation_is_deterministic():
     assert namespace["digest"].hexdigest() == CORPUS_DIGEST
 
 
-def test_a_process_with_another_hash_seed_gives_the_same_corpus():
+@pytest.fixture(scope="module")
+def child_process() -> list[str]:
+    """One fresh interpreter with another hash seed generates the corpus: its digest, then the
+    numerical libraries that importing and generating the corpus loaded."""
     # Set and dict iteration order must not matter: string hashing changes with PYTHONHASHSEED
     # (make test fixes it at 0, so the child takes another one).
     hash_seed = "4242" if os.environ.get("PYTHONHASHSEED") != "4242" else "1"
+    code = (
+        DIGEST_CODE
+        + "print(digest.hexdigest())\n"
+        + f"import sys\nprint(sorted({NUMERICAL_LIBRARIES} & set(sys.modules)))\n"
+    )
     result = subprocess.run(
-        [sys.executable, "-c", DIGEST_CODE + "print(digest.hexdigest())"],
+        [sys.executable, "-c", code],
         env={**os.environ, "PYTHONHASHSEED": hash_seed},
         capture_output=True,
         text=True,
         check=True,
     )
-    assert result.stdout.strip() == CORPUS_DIGEST
+    return result.stdout.split("\n")
 
 
-def test_importing_the_corpus_imports_no_numerical_library():
-    code = "import sys, helpers.data.corpus; print(sorted({'torch', 'numpy', 'matplotlib', 'seaborn', 'pandas'} & set(sys.modules)))"
-    result = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True
-    )
-    assert result.stdout.strip() == "[]"
+def test_a_process_with_another_hash_seed_gives_the_same_corpus(child_process):
+    assert child_process[0] == CORPUS_DIGEST
+
+
+def test_importing_the_corpus_imports_no_numerical_library(child_process):
+    assert child_process[1] == "[]"
 
 
 def test_another_seed_gives_another_corpus_fast():

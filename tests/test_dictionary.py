@@ -29,6 +29,7 @@ from helpers.data.dictionary import (
     normalize,
     other_version_message,
     parse_line,
+    read_senses,
     require_dictionary,
     sense_kind,
     sha256,
@@ -128,6 +129,25 @@ def test_the_dictionary_is_read_as_documented():
     assert len(dictionary_pairs("phrase", "train")) > 50_000
     lookup = word_lookup()
     assert lookup["trinken"] == "drink" and lookup["hund"] == "dog"
+
+
+def test_a_file_is_parsed_once_however_its_path_is_given(tmp_path, capsys):
+    # notebook 15 calls read_senses() and word_lookup(), dictionary_pairs passes a Path, the
+    # training command a str: one parse of the file for all of them
+    path = tmp_path / "de-en.txt"
+    path.write_text(
+        "# a comment\nAal {m} :: eel\nHund {m} | Hunde {pl} :: dog | dogs\n", encoding="utf-8"
+    )
+    senses = read_senses(path)
+    assert read_senses(str(path)) is senses
+    assert [(sense.german, sense.english) for sense in senses] == [
+        (("Aal",), ("eel",)),
+        (("Hund",), ("dog",)),
+        (("Hunde",), ("dogs",)),
+    ]
+    lookup = word_lookup(path)
+    assert word_lookup(str(path)) is lookup
+    assert lookup == {"aal": "eel", "hund": "dog", "hunde": "dogs"}
 
 
 def test_exercise_checks(verdicts):

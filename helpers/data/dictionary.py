@@ -122,6 +122,7 @@ HELD_OUT_EVERY = 20
 # {m} genders, [Am.] labels, (explanations), and /Bhf./ abbreviations (a slash after a space).
 _ANNOTATION = re.compile(r"\{[^}]*\}|\[[^\]]*\]|\([^)]*\)|(?<!\S)/[^/\s][^/]*/(?!\S)")
 _SENTENCE_END = re.compile(r"[.!?]$")
+_WORD_OR_MARK = re.compile(r"\w+|[^\w\s]")
 
 
 @dataclass(frozen=True)
@@ -153,7 +154,12 @@ def normalize(text: str) -> str:
     """
     if not isinstance(text, str):
         raise ValueError(tr("text: expected a str, got {type}").format(type=type(text).__name__))
-    return " ".join(re.findall(r"\w+|[^\w\s]", text.lower()))
+    return _normalized(text)
+
+
+def _normalized(text: str) -> str:
+    # normalize() without the type check, for the loops over every sense of the dictionary
+    return " ".join(_WORD_OR_MARK.findall(text.lower()))
 
 
 def strip_notes(text: str) -> str:
@@ -166,7 +172,8 @@ def alternatives(sense: str) -> tuple[str, ...]:
 
     Notes go first, since a note may hold a ";" of its own: "der {art} (des; dem; den)" -> ("der",).
     """
-    return tuple(text for part in strip_notes(sense).split(";") if (text := " ".join(part.split())))
+    # strip_notes leaves single spaces, so stripping each part squeezes it
+    return tuple(text for part in strip_notes(sense).split(";") if (text := part.strip()))
 
 
 def sense_kind(german: str) -> str:
@@ -195,9 +202,13 @@ def parse_line(line: str, number: int = 0) -> list[Sense]:
     return senses
 
 
-@cache
 def read_senses(path: Path = DICTIONARY) -> tuple[Sense, ...]:
-    """Every sense of the installed dictionary, in file order."""
+    """Every sense of the installed dictionary, in file order (the file is parsed once)."""
+    return _read_senses(Path(path))
+
+
+@cache  # keyed by the Path, so read_senses() and read_senses(DICTIONARY) parse the file once
+def _read_senses(path: Path) -> tuple[Sense, ...]:
     senses = []
     with require_dictionary(path).open(encoding="utf-8") as lines:
         for number, line in enumerate(lines, start=1):
@@ -218,7 +229,7 @@ def _all_splits(path: Path) -> dict[str, dict[str, list[tuple[str, str]]]]:
     }
     seen = set()
     for sense in read_senses(path):
-        pair = normalize(sense.german[0]), normalize(sense.english[0])
+        pair = _normalized(sense.german[0]), _normalized(sense.english[0])
         if pair in seen or not all(pair):
             continue
         seen.add(pair)
@@ -259,7 +270,6 @@ def dictionary_pairs(kind: str, split: str, path: Path = DICTIONARY) -> list[tup
     return list(_all_splits(Path(path))[kind][split])
 
 
-@cache
 def word_lookup(path: Path = DICTIONARY) -> dict[str, str]:
     """German word form -> the English word a word-for-word translation writes for it.
 
@@ -269,7 +279,11 @@ def word_lookup(path: Path = DICTIONARY) -> dict[str, str]:
     frequent in the English of the training pairs (so "hund" -> "dog", not "canine" or "mine
     car"); ties go to the candidate seen first.
     """
-    path = Path(path)
+    return _word_lookup(Path(path))
+
+
+@cache
+def _word_lookup(path: Path) -> dict[str, str]:
     english_counts = Counter(
         word
         for kind in ("sentence", "phrase")
@@ -280,15 +294,19 @@ def word_lookup(path: Path = DICTIONARY) -> dict[str, str]:
     for sense in read_senses(path):
         if sense.kind != "word":
             continue
-        candidates = [normalize(text).removeprefix("to ") for text in sense.english]
-        for german in {normalize(text) for text in sense.german}:
+        candidates = [
+            (english, words)
+            for text in sense.english
+            if (words := (english := _normalized(text).removeprefix("to ")).split())
+        ]
+        scored = [
+            ((-len(words), min(english_counts[word] for word in words)), english)
+            for english, words in candidates
+        ]
+        for german in {_normalized(text) for text in sense.german}:
             if " " in german:
                 continue
-            for english in candidates:
-                if not english:
-                    continue
-                words = english.split()
-                score = (-len(words), min(english_counts[word] for word in words))
+            for score, english in scored:
                 if german not in best or score > best[german][0]:
                     best[german] = (score, english)
     return {german: english for german, (_, english) in best.items()}

@@ -1,0 +1,48 @@
+"""`make test`'s order (tools.test_schedule): the longest files start first, and nothing is dropped."""
+
+from tools.test_schedule import expected_seconds, longest_first
+
+SCOPES = [
+    "notebooks/00_overview.ipynb",
+    "notebooks/11_training.ipynb",
+    "notebooks/15_real_german.ipynb",
+    "notebooks/glossary.ipynb",
+    "notebooks/zh/11_training.ipynb",
+    "notebooks/zh/15_real_german.ipynb",
+    "tests/test_checks.py",
+    "tests/test_masks.py::TestPadding",
+]
+TIMES = {"00_overview": 10.0, "11_training": 80.0, "15_real_german": 160.0}
+
+
+def test_longest_notebooks_first_in_both_editions_and_ties_keep_their_order():
+    order = longest_first(SCOPES, TIMES)
+    assert order[:4] == [
+        "notebooks/15_real_german.ipynb",
+        "notebooks/zh/15_real_german.ipynb",
+        "notebooks/11_training.ipynb",
+        "notebooks/zh/11_training.ipynb",
+    ]
+    assert order[4] == "notebooks/00_overview.ipynb"
+    # unknown times count as 0 and keep xdist's order among themselves
+    assert order[5:] == [
+        "notebooks/glossary.ipynb",
+        "tests/test_checks.py",
+        "tests/test_masks.py::TestPadding",
+    ]
+    assert sorted(order) == sorted(SCOPES)
+
+
+def test_a_class_scope_counts_as_its_module():
+    assert expected_seconds("tests/test_masks.py::TestPadding", {}) == expected_seconds(
+        "tests/test_masks.py", {}
+    )
+
+
+def test_a_slow_test_module_goes_before_short_notebooks_and_after_longer_ones():
+    order = longest_first(
+        ["notebooks/00_overview.ipynb", "tests/test_checks.py", "tests/test_docs.py"],
+        {"00_overview": 10.0},
+    )
+    assert order == ["tests/test_docs.py", "notebooks/00_overview.ipynb", "tests/test_checks.py"]
+    assert expected_seconds("tests/test_docs.py", {}) > 0

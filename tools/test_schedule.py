@@ -1,0 +1,68 @@
+"""The order in which `make test`'s two workers take the test files: longest first.
+
+pytest-xdist's ``--dist loadscope`` hands out one file (one notebook, one test module) at a time,
+by default those with the most tests first. The time goes elsewhere: notebook 15 alone takes
+longer than most of the unit tests together. If a long notebook starts last, one worker runs it
+alone while the other has nothing left to do. Starting the longest files first (each notebook's
+time from docs/notebook_run_times.json, both editions; the slow test modules below) leaves the
+many short files to even out the end. The order changes when things run, never what runs.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import OrderedDict
+from pathlib import PurePosixPath
+
+from xdist.scheduler.loadscope import LoadScopeScheduling
+
+from helpers.paths import ROOT
+
+RUN_TIMES = ROOT / "docs" / "notebook_run_times.json"
+
+# Test modules that take more than a few seconds: `pytest -p no:xdist --durations=0` on a 2-core
+# CPU shared with other work (2026-11-28), each module's total scaled by the run's CPU time over
+# its wall time, so comparable with the notebooks' times; every other module counts as short.
+SLOW_TEST_MODULES = {
+    "test_docs.py": 67.0,  # builds the website of every notebook, both languages
+    "test_train_command.py": 41.0,  # real training runs, two ranks, a killed and resumed run
+    "test_benchmark.py": 15.0,
+    "test_chinese_font.py": 7.0,
+    "test_student.py": 10.0,
+    "test_corpus.py": 6.0,
+}
+
+
+def notebook_seconds() -> dict[str, float]:
+    """Each notebook's measured seconds by its stem ("15_real_german"); {} without the file."""
+    try:
+        return dict(json.loads(RUN_TIMES.read_text(encoding="utf-8"))["seconds"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return {}
+
+
+def expected_seconds(scope: str, notebooks: dict[str, float]) -> float:
+    """What one work unit of loadscope (a file, or a class of a test module) is expected to take."""
+    path = PurePosixPath(scope.split("::", 1)[0])
+    if path.suffix == ".ipynb":
+        return notebooks.get(path.stem, 0.0)
+    return SLOW_TEST_MODULES.get(path.name, 0.0)
+
+
+def longest_first(scopes: list[str], notebooks: dict[str, float]) -> list[str]:
+    """The scopes by expected time, longest first; a stable sort keeps xdist's order for ties."""
+    return sorted(scopes, key=lambda scope: -expected_seconds(scope, notebooks))
+
+
+class LongestFirstScheduling(LoadScopeScheduling):
+    """loadscope, with the work queue ordered longest first before the first unit is handed out."""
+
+    _ordered = False
+
+    def _assign_work_unit(self, node) -> None:
+        if not self._ordered:
+            notebooks = notebook_seconds()
+            order = longest_first(list(self.workqueue), notebooks)
+            self.workqueue = OrderedDict((scope, self.workqueue[scope]) for scope in order)
+            self._ordered = True
+        super()._assign_work_unit(node)
