@@ -131,29 +131,30 @@ def test_bad_input_raises_value_error_naming_the_argument_and_value(build, patte
     [
         (
             lambda: PositionalEncoding(8, max_positions=4)(torch.zeros(1, 5, 8)),
-            "past max_positions",
+            "positions in the table",
         ),
         (
             lambda: PositionalEncoding(8, max_positions=4)(torch.zeros(1, 2, 8), start=3),
-            "past max_positions",
+            "positions in the table",
         ),
         (
             lambda: PositionalEncoding(8, max_positions=4)(torch.zeros(1, 2, 8), start=-1),
-            "past max_positions",
+            "positions in the table",
         ),
         (
             lambda: PositionalEncoding(8, max_positions=4)(torch.zeros(1, 2, 6)),
-            "expected embeddings",
+            "x: embeddings, not ids",
         ),
         (
             lambda: PositionalEncoding(8, max_positions=8)(torch.zeros(2, 8, dtype=torch.long)),
-            "expected embeddings",
+            "x: embeddings, not ids",
         ),
     ],
 )
 def test_impossible_input_fails_an_assert(build, words):
-    with pytest.raises(AssertionError, match=words):
+    with pytest.raises(AssertionError) as failure:
         build()
+    assert words in str(failure.traceback[-1].statement)  # the assert that failed, its comment
 
 
 @pytest.mark.parametrize("which", ["src", "tgt"])

@@ -196,6 +196,31 @@ def test_an_exported_cell_gives_one_unit_per_comment_and_docstring_paragraph_wit
     ]  # the shapes-only paragraph, the pragmas (the export line, a type comment) are not units
 
 
+@pytest.mark.parametrize(
+    ("paragraph", "translated"),
+    [
+        ("softmax(Q K^T / sqrt(d_k)) V  (paper §3.2.1, equation 1).", True),
+        (
+            "lrate(step) = d_model^-0.5 * min(step^-0.5, step * warmup_steps^-1.5) (paper §5.3).",
+            True,
+        ),
+        ("q, k: (batch, len, d_k or d_v) -> heads (batch, n_heads, len_q, d_v), weights.", True),
+        (
+            "src: (batch, src_len), tgt: (batch, tgt_len) ids -> logits (batch, tgt_len, vocab).",
+            True,
+        ),
+        ("x: (batch, n, d_model) -> (batch, n, d_model).", False),  # shapes only
+        ("ids: (batch, seq_len) int64 -> (batch, seq_len, d_model).", False),
+        ("MultiHead(Q, K, V) = Concat(head_1, ..., head_h) W^O.", False),  # a formula
+    ],
+)
+def test_a_docstring_first_line_with_one_word_of_prose_is_a_unit(paragraph, translated):
+    # A word alone between shapes and formulas ("paper", "heads", "logits") is prose too: the
+    # Chinese edition would otherwise keep "(paper §5.3)" in English.
+    source = f'#| export model.x\ndef f(x):\n    """{paragraph}"""\n    return x\n'
+    assert exported_texts(source) == ([("docstring", paragraph)] if translated else [])
+
+
 def test_a_translated_exported_cell_keeps_the_english_code_token_for_token():
     chinese = translated_export(EXPORTED, EXPORTED_ZH)
     assert translated_export(EXPORTED, {}) == EXPORTED  # nothing translated: the English, exactly

@@ -21,7 +21,12 @@ def weight_per_head(
     weights = grid[:, :, row]  # (layers, heads, columns)
     table = [
         [tr("layer {layer}").format(layer=layer)]
-        + [f"{w[column].item():.2f} ({columns[w.argmax().item()]})" for w in weights[layer]]
+        + [
+            tr("{weight:.2f} ({word})").format(
+                weight=w[column].item(), word=columns[w.argmax().item()]
+            )
+            for w in weights[layer]
+        ]
         for layer in range(grid.shape[0])
     ]
     print(

@@ -43,6 +43,17 @@ ROW_NAMES = {
 }
 
 
+def shown_name(name: str) -> str:
+    """A row's name as the table shows it: the two named in words are translated."""
+    in_words = {
+        "(E) positional embedding instead of sinusoids": tr(
+            "(E) positional embedding instead of sinusoids"
+        ),
+        "(E) learned positions": tr("(E) learned positions"),
+    }
+    return in_words.get(name, name)
+
+
 def direction(value: float, reference: float, tolerance: float) -> str:
     """ "=" within tolerance of the reference, else "worse" above it (perplexity) or "better"."""
     if abs(value - reference) <= tolerance:
@@ -65,8 +76,8 @@ def compare_with_table3(rows: Sequence[dict[str, Any]]) -> tuple[str, int]:
         agree += row is not base and ours == theirs
         name = ROW_NAMES.get(row["change"], f"({row['row']}) {row['change']}")
         ppl, bleu = f"{row['valid_perplexity']:.3f}", f"{row['test_bleu_greedy']:.1f}"
-        table.append([name, f"{row['parameters'] / 1e6:.2f}", ppl, bleu, ours])
-        table[-1] += [paper_row, f"{paper_ppl:.2f}", f"{paper_bleu:.1f}", theirs]
+        table.append([shown_name(name), f"{row['parameters'] / 1e6:.2f}", ppl, bleu, ours])
+        table[-1] += [shown_name(paper_row), f"{paper_ppl:.2f}", f"{paper_bleu:.1f}", theirs]
     header = [tr("our row"), tr("params (M)"), tr("ppl"), "BLEU", tr("vs base")]
     header += [tr("paper's row"), tr("ppl"), "BLEU", tr("vs base")]
     return format_table(header, table), agree

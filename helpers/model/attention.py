@@ -25,7 +25,7 @@ def scaled_dot_product_attention(
     gets all-zero weights, never NaN. dropout: applied to the weights (training only).
     Returns output (..., len_q, d_v) and weights (..., len_q, len_k), the weights before dropout.
     """
-    assert query.shape[-1] == key.shape[-1] and key.shape[-2] == value.shape[-2], "Q, K, V shapes"
+    assert query.shape[-1] == key.shape[-1] and key.shape[-2] == value.shape[-2]  # d_k, len_k
     check_bool_mask("mask", mask)  # a 0/1 integer mask would be inverted by ~ without a word
     scores = query @ key.transpose(-2, -1) / math.sqrt(query.shape[-1])
     if mask is not None:

@@ -69,8 +69,6 @@ class PositionalEncoding(nn.Module):
 
     def forward(self, x: torch.Tensor, start: int = 0) -> torch.Tensor:
         """x: (batch, seq_len, d_model) -> same shape; positions start at ``start``."""
-        assert x.dim() == 3 and x.shape[-1] == self.table.shape[1], "x: expected embeddings"
-        assert start >= 0 and start + x.shape[1] <= self.max_positions, (
-            "positions go past max_positions"
-        )
+        assert x.dim() == 3 and x.shape[-1] == self.table.shape[1]  # x: embeddings, not ids
+        assert start >= 0 and start + x.shape[1] <= self.max_positions  # positions in the table
         return self.dropout(x + self.table[start : start + x.shape[1]].to(x.dtype))

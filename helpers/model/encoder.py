@@ -66,7 +66,7 @@ class Encoder(nn.Module):
         Returns the memory (batch, src_len, d_model) and, when need_weights, a list with each
         layer's self-attention weights (batch, n_heads, src_len, src_len), else None.
         """
-        assert src.dim() == 2, "src: expected token ids (batch, src_len)"
+        assert src.dim() == 2  # src: token ids (batch, src_len)
         check_bool_mask("src_mask", src_mask)  # the walkthrough's integer masks are refused
         x = self.positional_encoding(self.embedding(src))  # dropout on embedding + positions
         all_weights = []

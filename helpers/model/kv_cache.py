@@ -55,7 +55,7 @@ def attend_memory(self, attention, query, key, value, mask, need_weights):
     with beams > 1, query rows (batch * beams, len_q) read key and value rows (batch, len_k)."""
     # The beams of one memory row become one row of beams * len_q queries. A query reads the
     # keys and values but never the other queries, so this changes no result.
-    assert self.beams == 1 or mask is None or mask.shape[-2] == 1, "beams: one mask row"
+    assert self.beams == 1 or mask is None or mask.shape[-2] == 1  # beams: one mask row
     split, len_q = attention.split_heads, query.shape[1]
     query = query.reshape(key.shape[0], self.beams * len_q, attention.d_model)
     if self.key is None:  # the first step projects the memory

@@ -17,7 +17,7 @@ def padding_mask(ids: torch.Tensor, pad_id: int) -> torch.Tensor:
     It masks keys, not queries: no query should read a pad, but a pad query's own output is
     simply never used (the loss ignores it).
     """
-    assert ids.dim() == 2, "ids: expected (batch, seq_len)"
+    assert ids.dim() == 2  # ids: (batch, seq_len)
     return (ids != pad_id)[:, None, None, :]
 
 

@@ -43,6 +43,6 @@ def sublayer_input(self, x: torch.Tensor) -> torch.Tensor:
 @add_to_class(ResidualSublayer)
 def residual_output(self, x: torch.Tensor, sublayer_output: torch.Tensor) -> torch.Tensor:
     """x + Dropout(sublayer_output), normalised afterwards in Post-LN; all of x's shape."""
-    assert sublayer_output.shape == x.shape, "broadcasting would add it to every position"
+    assert sublayer_output.shape == x.shape  # else broadcasting adds it to every position
     added = x + self.dropout(sublayer_output)
     return added if self.norm_first else self.norm(added)

@@ -235,9 +235,21 @@ def units(notebook: dict) -> list[Unit]:
 # per comment (a run of full-line comments is one) and per docstring paragraph, so that an edit
 # of the code around them leaves their translations as they are.
 #
-# A docstring paragraph is translated when it has prose in it (two words in a row); one that only
-# gives shapes, "(batch, seq_len, d_model) -> (batch, seq_len, d_ff)", stays as it is.
+# A docstring paragraph is translated when it has prose in it: two words in a row, or one
+# lowercase word outside its shapes that is neither an argument's name ("ids:") nor a call
+# ("min(") nor part of a name ("d_model", "W^O"): "-> heads (...), weights.", "(paper §5.3)".
+# One that only gives shapes or a formula, "x: (batch, seq_len, d_model) -> (batch, seq_len,
+# d_ff)", stays as it is.
 PROSE = re.compile(r"\b[A-Za-z]{2,}\s+[A-Za-z]{2,}\b")
+SHAPE = re.compile(r"\([\w\s,.*+\-/]*\)")  # (batch, seq_len, n_heads * d_k), (step)
+LONE_WORD = re.compile(r"(?<![\w^])[a-z]{2,}(?![\w(:^])")
+
+
+def has_prose(text: str) -> bool:
+    """A docstring paragraph with words to translate (see ``PROSE`` above)."""
+    return bool(PROSE.search(text) or LONE_WORD.search(SHAPE.sub(" ", text)))
+
+
 DOCSTRING_MARK = "<docstring>"
 
 
@@ -318,7 +330,7 @@ def _docstring_paragraphs(token: tokenize.TokenInfo) -> list[_Piece]:
             base = min(indented) if indented else token.start[1]
             text = "\n".join(lines[i] if i == 0 else lines[i][base:] for i in group)
             first, last = group[0], group[-1]
-            if PROSE.search(text):
+            if has_prose(text):
                 start = (row0 + first, after_quotes if first == 0 else base)
                 end = (row0 + last, (after_quotes if last == 0 else 0) + len(lines[last]))
                 pieces.append(_Piece("docstring", text, start, end, base))
