@@ -67,7 +67,7 @@ def swiglu_width(d_model: int, multiple_of: int = 256, multiplier: float | None 
     d_ff = int(2 * 4 * d_model / 3)
     if multiplier is not None:
         d_ff = int(multiplier * d_ff)
-    return multiple_of * -(-d_ff // multiple_of)
+    return multiple_of * -(-d_ff // multiple_of)  # -(-a // b): a / b rounded up
 
 
 class GroupedQueryAttention(MultiHeadAttention):
