@@ -32,7 +32,7 @@ class RMSNorm(nn.Module):
 
 
 def rotary_angles(positions: torch.Tensor, d: int, base: float = 10000.0) -> torch.Tensor:
-    """positions: (seq,) ints -> angles (seq, d / 2): m * theta_i, theta_i = base^(-2i / d)."""
+    """positions: (seq,) ints -> their angles (seq, d / 2): m * theta_i, theta_i = base^(-2i / d)."""
     theta = base ** (-torch.arange(0, d, 2, device=positions.device).float() / d)
     return positions.float()[:, None] * theta
 
