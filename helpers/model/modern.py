@@ -32,7 +32,7 @@ class RMSNorm(nn.Module):
 
 
 def rotary_angles(positions: torch.Tensor, d: int, base: float = 10000.0) -> torch.Tensor:
-    """positions: (seq,) ints -> angles (seq, d / 2): m * theta_i, theta_i = base^(-2i / d)."""
+    """positions: (seq,) ints -> their angles (seq, d / 2): m * theta_i, theta_i = base^(-2i / d)."""
     theta = base ** (-torch.arange(0, d, 2, device=positions.device).float() / d)
     return positions.float()[:, None] * theta
 
@@ -67,7 +67,7 @@ def swiglu_width(d_model: int, multiple_of: int = 256, multiplier: float | None 
     d_ff = int(2 * 4 * d_model / 3)
     if multiplier is not None:
         d_ff = int(multiplier * d_ff)
-    return multiple_of * -(-d_ff // multiple_of)
+    return multiple_of * -(-d_ff // multiple_of)  # -(-a // b): a / b rounded up
 
 
 class GroupedQueryAttention(MultiHeadAttention):
