@@ -21,7 +21,7 @@ Its parts, lowest first; each imports only from itself and the parts above it in
   language-model training and sampling;
 - ``helpers.analysis`` (generated from notebook 13): restricted attention, path lengths, slopes:
   the alternatives to self-attention;
-- ``helpers.measure`` (hand-written): the cost meter notebook 13 counts FLOPs and memory with,
+- ``helpers.evaluation.costs`` (hand-written): the cost meter notebook 13 counts FLOPs and memory with,
   and the tables and figures that show how those costs grow;
 - ``helpers.checkpoints``, ``helpers.pretrained`` (hand-written): saving and loading a trained
   model; the shipped model;
@@ -77,13 +77,13 @@ _EXPORTS = {
     "RMSNorm": "helpers.model.modern",
     "apply_rotary": "helpers.model.modern",
     # pipeline
-    "train_model": "helpers.pipeline.training",
-    "greedy_decode": "helpers.pipeline.decoding",
-    "beam_search": "helpers.pipeline.decoding",
-    "translate": "helpers.pipeline.decoding",
-    "corpus_bleu": "helpers.pipeline.evaluation",
-    "filter_logits": "helpers.pipeline.sampling",
-    "generate": "helpers.pipeline.sampling",
+    "train_model": "helpers.training.transformer",
+    "greedy_decode": "helpers.decoding.search",
+    "beam_search": "helpers.decoding.search",
+    "translate": "helpers.decoding.search",
+    "corpus_bleu": "helpers.evaluation.bleu",
+    "filter_logits": "helpers.decoding.sampling",
+    "generate": "helpers.decoding.sampling",
     # explorers
     "explore_positions": "helpers.explore.positions",
     "explore_masks": "helpers.explore.masks",

@@ -153,7 +153,7 @@ def check_bool_mask(name: str, mask: Any) -> None:
 
 
 # ---------------------------------------------------------------- notebook 13 (why self-attention)
-# The public entry points of helpers.analysis.complexity: local_attention, RestrictedSelfAttention,
+# The public entry points of helpers.evaluation.complexity: local_attention, RestrictedSelfAttention,
 # max_path_length and log_log_slope.
 
 

@@ -20,15 +20,15 @@ import torch
 
 from helpers.checkpoints import Checkpoint, load_checkpoint, save_checkpoint
 from helpers.data.corpus import CORPUS_SEED, load_corpus
+from helpers.decoding.search import translate
+from helpers.evaluation.bleu import corpus_bleu
 from helpers.language import tr
 from helpers.model.transformer import Transformer, TransformerConfig
 from helpers.model_sizes import MODEL_SIZES
 from helpers.paths import CHECKPOINTS_DIR, how_to_restore, require
-from helpers.pipeline.decoding import translate
-from helpers.pipeline.evaluation import corpus_bleu
-from helpers.pipeline.training import train_model
 from helpers.runtime import seed_everything
 from helpers.text.vocab import Vocab, encode_pairs
+from helpers.training.transformer import train_model
 
 CHECKPOINT_DIR = CHECKPOINTS_DIR / "de_en_small"
 REBUILD_COMMAND = "make train"

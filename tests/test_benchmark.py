@@ -157,7 +157,7 @@ def test_generation_with_and_without_the_cache_agree():
 
 def test_generate_both_ways_catches_a_disagreement(monkeypatch):
     model, prompts = generation_setup(batch=2)
-    import helpers.pipeline.sampling as sampling
+    import helpers.decoding.sampling as sampling
 
     monkeypatch.setattr(sampling, "generate", lambda model, ids, steps, **_: ids.repeat(1, 3))
     with pytest.raises(AssertionError, match="different tokens"):

@@ -1,24 +1,24 @@
-"""helpers.analysis.complexity (notebook 13): restricted attention, path lengths, slopes; its
-input checks in helpers.checks; helpers.measure.cost_meter, the cost meter the notebook counts
-with; and helpers.measure.report, the tables and figures it shows them in."""
+"""helpers.evaluation.complexity (notebook 13): restricted attention, path lengths, slopes; its
+input checks in helpers.checks; helpers.evaluation.costs.meter, the cost meter the notebook counts
+with; and helpers.evaluation.costs.growth, the tables and figures it shows them in."""
 
 import math
 
 import pytest
 import torch
-from torch import nn
-from torch.utils.flop_counter import FlopCounterMode
-
-from helpers.analysis.complexity import (
+from helpers.evaluation.complexity import (
     RestrictedSelfAttention,
     local_attention,
     log_log_slope,
     max_path_length,
 )
+from torch import nn
+from torch.utils.flop_counter import FlopCounterMode
+
 from helpers.checks import check_path_length, check_slope_points, check_window
+from helpers.evaluation.costs.growth import growth_table, plot_growth, plot_patterns
+from helpers.evaluation.costs.meter import CostMeter, matmul_flops, measure, time_forward
 from helpers.exercises import notebook_13
-from helpers.measure.cost_meter import CostMeter, matmul_flops, measure, time_forward
-from helpers.measure.report import growth_table, plot_growth, plot_patterns
 from helpers.model.multi_head_attention import MultiHeadAttention
 
 
@@ -371,7 +371,7 @@ def test_time_forward_returns_the_fastest_run_after_a_warm_up():
     assert 0 <= seconds < 1
 
 
-# ---------------------------------------------------------------- helpers.measure.report
+# ---------------------------------------------------------------- helpers.evaluation.costs.growth
 
 
 def test_growth_table_prints_values_and_returns_the_fitted_slopes(capsys):

@@ -1,4 +1,4 @@
-"""helpers.pipeline.decoding (notebook 12): the KV cache is exact, beam search's rules, translate's edges."""
+"""helpers.decoding.search (notebook 12): the KV cache is exact, beam search's rules, translate's edges."""
 
 import inspect
 import math
@@ -6,13 +6,8 @@ import sys
 
 import pytest
 import torch
-from shared_models import tiny_transformer
-
-from helpers.data.corpus import load_corpus
-from helpers.exercises import notebook_12
-from helpers.model.transformer import Transformer, TransformerConfig
-from helpers.pipeline import decoding
-from helpers.pipeline.decoding import (
+from helpers.decoding import search as decoding
+from helpers.decoding.search import (
     beam_search,
     beam_step,
     forbid_special_tokens,
@@ -22,6 +17,11 @@ from helpers.pipeline.decoding import (
     tokenize,
     translate,
 )
+from shared_models import tiny_transformer
+
+from helpers.data.corpus import load_corpus
+from helpers.exercises import notebook_12
+from helpers.model.transformer import Transformer, TransformerConfig
 from helpers.text.vocab import Vocab, pad_sequences
 
 PAD, UNK, BOS, EOS = 0, 1, 2, 3

@@ -1,9 +1,8 @@
-"""helpers.pipeline.evaluation (notebook 12): BLEU as sacrebleu computes it, exact match, bad input."""
+"""helpers.evaluation.bleu (notebook 12): BLEU as sacrebleu computes it, exact match, bad input."""
 
 import pytest
 import sacrebleu
-
-from helpers.pipeline.evaluation import corpus_bleu, exact_match
+from helpers.evaluation.bleu import corpus_bleu, exact_match
 
 REFERENCES = [
     "the man drinks a beer",

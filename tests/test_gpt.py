@@ -5,16 +5,16 @@ import math
 import pytest
 import torch
 import torch.nn.functional as F
-
-from helpers import GPT, GPTConfig
-from helpers.model.encoder import EncoderLayer
-from helpers.model.masks import decoder_self_attention_mask, look_ahead_mask
-from helpers.pipeline.language_model import (
+from helpers.training.language_model import (
     language_model_batches,
     next_token_loss,
     perplexity,
     train_language_model,
 )
+
+from helpers import GPT, GPTConfig
+from helpers.model.encoder import EncoderLayer
+from helpers.model.masks import decoder_self_attention_mask, look_ahead_mask
 
 PAD, BOS, EOS = 0, 2, 3
 

@@ -82,6 +82,6 @@ def test_imports_are_found_at_any_depth_and_through_the_top_level(tmp_path):
         "from helpers.language import tr\n"
         "from helpers import Transformer\n"
         "def f():\n"
-        "    import helpers.pipeline.decoding\n"
+        "    import helpers.decoding.search\n"
     )
     assert imported_parts(source) == {"language", "model", "pipeline"}

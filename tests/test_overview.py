@@ -14,10 +14,10 @@ import re
 import nbformat
 import pytest
 import torch
+from helpers.training.transformer import make_optimizer, train_model
 
 from helpers.model.transformer import TransformerConfig
 from helpers.paths import ROOT
-from helpers.pipeline.training import make_optimizer, train_model
 
 OVERVIEW = ROOT / "notebooks" / "00_overview.ipynb"
 
@@ -85,9 +85,9 @@ NAME_MAP_SOURCES = {
     "`AttentionWeights`: `encoder_self`, `decoder_self`, `decoder_cross`": (
         "helpers.model.transformer:AttentionWeights.decoder_cross"
     ),
-    "`label_smoothing_loss`": "helpers.pipeline.training:label_smoothing_loss",
-    "`make_optimizer` (warm-up schedule)": "helpers.pipeline.training:make_optimizer",
-    "`greedy_decode`": "helpers.pipeline.decoding:greedy_decode",
+    "`label_smoothing_loss`": "helpers.training.transformer:label_smoothing_loss",
+    "`make_optimizer` (warm-up schedule)": "helpers.training.transformer:make_optimizer",
+    "`greedy_decode`": "helpers.decoding.search:greedy_decode",
 }
 
 

@@ -1,4 +1,4 @@
-"""helpers.pipeline.sampling and the corpus recognizer (notebook 16): filters, samplers checked by
+"""helpers.decoding.sampling and the corpus recognizer (notebook 16): filters, samplers checked by
 their frequencies, generate with its cache, the measures, and the exercises."""
 
 import math
@@ -6,6 +6,13 @@ import random
 
 import pytest
 import torch
+from helpers.decoding.sampling import (
+    chi_square,
+    chi_square_bound,
+    distinct_ngrams,
+    measure_samples,
+    sample_next,
+)
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -13,13 +20,6 @@ from helpers import GPT, GPTConfig, filter_logits, generate
 from helpers.data.corpus import load_corpus
 from helpers.data.corpus.recognizer import is_grammatical, recognize
 from helpers.exercises import notebook_16
-from helpers.pipeline.sampling import (
-    chi_square,
-    chi_square_bound,
-    distinct_ngrams,
-    measure_samples,
-    sample_next,
-)
 
 LOGITS = torch.tensor([2.0, 1.5, 1.0, 0.5, 0.0, -1.0])
 BOS, EOS = 2, 3

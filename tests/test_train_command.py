@@ -17,12 +17,12 @@ import time
 import numpy as np
 import pytest
 import torch
+from helpers.decoding.search import translate
+from helpers.training.transformer import label_smoothing_loss, make_optimizer
 
 from helpers.checkpoints import load_checkpoint
 from helpers.model.transformer import Transformer
 from helpers.paths import ROOT
-from helpers.pipeline.decoding import translate
-from helpers.pipeline.training import label_smoothing_loss, make_optimizer
 from helpers.runtime import seed_everything
 from helpers.text.vocab import collate
 from helpers.train.__main__ import main

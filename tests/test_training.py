@@ -1,4 +1,4 @@
-"""helpers.pipeline.training (notebook 11): batching, label smoothing, schedule, training loop."""
+"""helpers.training.transformer (notebook 11): batching, label smoothing, schedule, training loop."""
 
 import math
 import re
@@ -7,10 +7,7 @@ import warnings
 import pytest
 import torch
 import torch.nn.functional as F
-from shared_models import tiny_transformer
-
-from helpers.exercises import notebook_11
-from helpers.pipeline.training import (
+from helpers.training.transformer import (
     LOSS_BLOCK_SIZE,
     History,
     SmoothedCrossEntropy,
@@ -23,6 +20,9 @@ from helpers.pipeline.training import (
     train_model,
     warmup_lambda,
 )
+from shared_models import tiny_transformer
+
+from helpers.exercises import notebook_11
 from helpers.text.vocab import Vocab, collate, encode_pairs
 
 
@@ -78,7 +78,7 @@ def test_label_smoothing_of_low_precision_logits_is_computed_in_float32(dtype):
 @pytest.mark.parametrize("label_smoothing", [0.0, 0.1])
 @pytest.mark.parametrize("block_size", [LOSS_BLOCK_SIZE, 7 * 11 + 5])  # one block; 1 row and a bit
 def test_the_hand_written_backward_is_the_gradient_of_cross_entropy(label_smoothing, block_size):
-    import helpers.pipeline.training as training
+    import helpers.training.transformer as training
 
     torch.manual_seed(0)
     logits = torch.randn(2, 7, 11, dtype=torch.float64, requires_grad=True)
@@ -102,7 +102,7 @@ def test_the_hand_written_backward_is_the_gradient_of_cross_entropy(label_smooth
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
 def test_the_loss_holds_no_n_by_v_tensor_but_the_gradient(dtype):
-    from helpers.measure.cost_meter import CostMeter
+    from helpers.evaluation.costs.meter import CostMeter
 
     n, vocab_size = 600, 3000  # under one block: the block temporaries are (n, V) here too
     logits = torch.randn(n, vocab_size).to(dtype).requires_grad_()

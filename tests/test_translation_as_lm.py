@@ -5,9 +5,9 @@ import json
 
 import pytest
 import torch
+from helpers.training.language_model import next_token_loss
 
 from helpers.paths import DOCS_DIR
-from helpers.pipeline.language_model import next_token_loss
 from helpers.train.translation_as_lm import (
     DEFAULT_OUTPUT,
     SEP,

@@ -42,8 +42,8 @@ MODULES = {
     "helpers/model/decoder.py": ["tests/test_decoder.py"],
     "helpers/model/kv_cache.py": ["tests/test_kv_cache.py", "tests/test_decoder.py"],
     "helpers/model/transformer.py": ["tests/test_transformer.py", "tests/test_torch_reference.py"],
-    "helpers/pipeline/decoding.py": ["tests/test_decoding.py"],
-    "helpers/pipeline/training.py": ["tests/test_training.py"],
+    "helpers/decoding/search.py": ["tests/test_decoding.py"],
+    "helpers/training/transformer.py": ["tests/test_training.py"],
     "helpers/checkpoints.py": ["tests/test_checkpoints.py"],
 }
 # Tests that check a property across the model (causality, cache == no cache, ...) guard every module.

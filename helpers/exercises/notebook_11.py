@@ -12,7 +12,7 @@ import torch.nn.functional as F
 
 from helpers.exercises import as_number, call_solution, failed, on_cpu, passed
 from helpers.language import tr
-from helpers.pipeline.training import smoothed_targets
+from helpers.training.transformer import smoothed_targets
 
 
 def _not_a_number(result, expected: str, fix: str) -> str:

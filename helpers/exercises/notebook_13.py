@@ -10,7 +10,7 @@ import numpy as np
 import torch
 from torch.utils.flop_counter import FlopCounterMode
 
-from helpers.analysis.complexity import RestrictedSelfAttention
+from helpers.evaluation.complexity import RestrictedSelfAttention
 from helpers.exercises import call_solution, failed, keeps_random_state, on_cpu, passed
 from helpers.language import tr
 

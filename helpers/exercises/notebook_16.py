@@ -56,7 +56,7 @@ def check_min_p_filter(function: Callable[[torch.Tensor, float], torch.Tensor]) 
 
 
 def _nucleus_size(probs: torch.Tensor, p: float) -> int:
-    from helpers.pipeline.sampling import filter_logits
+    from helpers.decoding.sampling import filter_logits
 
     return int((filter_logits(probs.log(), top_p=p) > -math.inf).sum())
 

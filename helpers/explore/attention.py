@@ -8,11 +8,11 @@ from functools import lru_cache
 import torch
 from matplotlib.figure import Figure
 
+from helpers.decoding.search import source_ids, tokenize, translate
 from helpers.display.plots import plot_heatmap, plot_heatmap_grid
 from helpers.explore.live import Explorer, kind_label
 from helpers.language import tr
 from helpers.model.transformer import Transformer
-from helpers.pipeline.decoding import source_ids, tokenize, translate
 from helpers.text.vocab import Vocab
 
 KINDS = ("encoder self", "decoder self", "cross")

@@ -8,11 +8,11 @@ import matplotlib.pyplot as plt
 import torch
 from matplotlib.figure import Figure
 
+from helpers.decoding.search import beam_search, length_penalty, source_ids
 from helpers.display.plots import plot_heatmap
 from helpers.explore.live import Explorer
 from helpers.language import tr
 from helpers.model.transformer import Transformer
-from helpers.pipeline.decoding import beam_search, length_penalty, source_ids
 from helpers.text.vocab import Vocab
 
 

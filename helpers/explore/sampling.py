@@ -9,9 +9,9 @@ import matplotlib.pyplot as plt
 import torch
 from matplotlib.figure import Figure
 
+from helpers.decoding.sampling import filter_logits
 from helpers.explore.live import Explorer
 from helpers.language import tr
-from helpers.pipeline.sampling import filter_logits
 
 # Notebook 16's toy distribution: six drinks, most likely first.
 TOY_WORDS = ("beer", "coffee", "tea", "water", "wine", "juice")

@@ -8,7 +8,7 @@ from matplotlib.figure import Figure
 
 from helpers.explore.live import Explorer
 from helpers.language import tr
-from helpers.pipeline.training import warmup_lambda
+from helpers.training.transformer import warmup_lambda
 
 
 def schedule_view(d_model: int, warmup_steps: int, lr_factor: float, steps: int) -> dict:

@@ -27,11 +27,11 @@ from pathlib import Path
 
 import torch
 
+from helpers.decoding.search import translate
+from helpers.evaluation.bleu import corpus_bleu
 from helpers.language import tr
 from helpers.model_sizes import MODEL_SIZES
 from helpers.paths import DOCS_DIR
-from helpers.pipeline.decoding import translate
-from helpers.pipeline.evaluation import corpus_bleu
 from helpers.train.__main__ import main as train_main
 from helpers.train.checkpoints import list_checkpoints, load_model_and_vocabs
 

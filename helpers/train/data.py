@@ -15,10 +15,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from helpers.language import tr
-from helpers.pipeline.training import token_budget_batches
 from helpers.text.bpe import BPETokenizer, PieceVocab, train_bpe
 from helpers.text.vocab import Example, Vocab, encode_pairs
 from helpers.train.config import TrainConfig
+from helpers.training.transformer import token_budget_batches
 
 TOKENIZER_FILE = "bpe.txt"  # corpus "real": the run's BPE, saved in its folder
 

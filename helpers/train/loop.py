@@ -24,7 +24,6 @@ from tqdm import tqdm
 from helpers.checks import fail
 from helpers.language import tr
 from helpers.model.transformer import Transformer
-from helpers.pipeline.training import evaluate_loss, label_smoothing_loss, make_optimizer
 from helpers.runtime import seed_everything
 from helpers.text.vocab import collate
 from helpers.train.checkpoints import (
@@ -53,6 +52,7 @@ from helpers.train.distributed import (
     sum_over_ranks,
     world_size_from_environment,
 )
+from helpers.training.transformer import evaluate_loss, label_smoothing_loss, make_optimizer
 
 # seconds: training time since the run began (data loading excluded), carried across --resume.
 # grad_norm: the global L2 norm of the step's gradient, before --clip-norm clips it.

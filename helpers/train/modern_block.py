@@ -25,8 +25,8 @@ from helpers.data.corpus import load_corpus
 from helpers.model.gpt import GPT, GPTConfig
 from helpers.model.modern import STYLE_2017, Llama, LlamaConfig, swiglu_width
 from helpers.paths import DOCS_DIR
-from helpers.pipeline.language_model import perplexity, train_language_model
 from helpers.text.vocab import Vocab
+from helpers.training.language_model import perplexity, train_language_model
 
 DEFAULT_OUTPUT = DOCS_DIR / "modern_block.json"
 # Notebook 16's model; the recipe's steps are the one thing the command's flags change.

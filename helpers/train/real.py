@@ -22,9 +22,9 @@ import sacrebleu
 
 from helpers.checks import check_translation_pairs
 from helpers.data.dictionary import TASKS, task_pairs, word_for_word, word_lookup
+from helpers.decoding.search import translate
 from helpers.language import tr
 from helpers.model.transformer import Transformer
-from helpers.pipeline.decoding import translate
 from helpers.text.bpe import BPETokenizer, PieceVocab
 from helpers.train.checkpoints import list_checkpoints, load_model_and_vocabs
 from helpers.train.data import TOKENIZER_FILE

@@ -30,15 +30,15 @@ from pathlib import Path
 import torch
 
 from helpers.data.corpus import load_corpus
+from helpers.decoding.sampling import generate
+from helpers.decoding.search import translate
+from helpers.evaluation.bleu import corpus_bleu
 from helpers.model.gpt import GPT, GPTConfig
 from helpers.model.transformer import Transformer, TransformerConfig
 from helpers.paths import DOCS_DIR
-from helpers.pipeline.decoding import translate
-from helpers.pipeline.evaluation import corpus_bleu
-from helpers.pipeline.language_model import train_language_model
-from helpers.pipeline.sampling import generate
-from helpers.pipeline.training import token_budget_batches, train_model
 from helpers.text.vocab import Vocab, encode_pairs
+from helpers.training.language_model import train_language_model
+from helpers.training.transformer import token_budget_batches, train_model
 
 DEFAULT_OUTPUT = DOCS_DIR / "translation_as_lm.json"
 SEP = "<sep>"

@@ -9,12 +9,12 @@ from dataclasses import dataclass, replace
 
 import torch
 import torch.nn.functional as F
+from helpers.decoding.search import greedy_decode
 from torch import nn
 
 from helpers.data.corpus import load_corpus
 from helpers.model.torch_reference import to_torch_reference
 from helpers.model.transformer import Transformer
-from helpers.pipeline.decoding import greedy_decode
 from tools.benchmark.measure import (
     BASE,
     BEAM_GOAL,
@@ -238,7 +238,7 @@ def generate_both_ways(
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """Greedy tokens with the KV cache (helpers.generate) and without it (the whole sequence
     again at every step); raises if they differ."""
-    from helpers.pipeline.sampling import generate
+    from helpers.decoding.sampling import generate
 
     cached = generate(model, prompts, steps, temperature=0.0)
     uncached = prompts
@@ -253,7 +253,7 @@ def generate_both_ways(
 def bench_generation(rounds: int, steps: int = 48, batch: int = 32, warmup: int = 0) -> Comparison:
     """Greedy generation of ``steps`` tokens by notebook 16's GPT: with the KV cache / without it
     (a row for information, no goal)."""
-    from helpers.pipeline.sampling import generate
+    from helpers.decoding.sampling import generate
 
     model, prompts = generation_setup(batch)
     generate_both_ways(model, prompts, steps)  # same tokens: asserted before timing
@@ -282,7 +282,8 @@ def bench_generation(rounds: int, steps: int = 48, batch: int = 32, warmup: int 
 def bench_beam_search(rounds: int, sentences: int = 32, warmup: int = 0) -> Comparison:
     """Beam search (beam 4) of the shipped model on test sentences: every sentence's beams in one
     batch / one sentence at a time. Both give the same translations (asserted)."""
-    from helpers.pipeline.decoding import translate
+    from helpers.decoding.search import translate
+
     from helpers.pretrained import load_pretrained
 
     model, src_vocab, tgt_vocab, _ = load_pretrained()

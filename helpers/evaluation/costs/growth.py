@@ -13,10 +13,10 @@ from collections.abc import Mapping, Sequence
 import matplotlib.pyplot as plt
 import numpy as np
 import torch
+from helpers.evaluation.complexity import log_log_slope
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-from helpers.analysis.complexity import log_log_slope
 from helpers.display.shapes import format_table
 from helpers.language import tr
 
