@@ -1,5 +1,7 @@
 """Input checks for the package's public entry points, in one place.
 
+Hand-written: edit this file itself; no notebook generates it.
+
 The lessons build each component as short as its idea; the checks that turn bad input into a clear
 error live here, and the public entry points (configurations, constructors of public classes,
 ``Transformer.forward/encode/decode``, decoding, ``translate``, training) call them in one line:
@@ -507,8 +509,8 @@ def warn_unknown_words(words: Sequence[str]) -> None:
 
 
 # ---------------------------------------------------------------- notebook 16 (GPT and sampling)
-# The public entry points of helpers.model.gpt (GPTConfig, GPT.forward) and helpers.pipeline
-# (filter_logits, generate, the language-model training).
+# The public entry points of helpers.model.gpt (GPTConfig, GPT.forward), helpers.decoding.sampling
+# (filter_logits, generate) and helpers.training.language_model (the language-model training).
 
 
 def check_gpt_config(config: Any) -> None:

@@ -1,5 +1,7 @@
 """Let a class grow across the cells of one lesson (d2l's ``add_to_class``).
 
+Hand-written: edit this file itself; no notebook generates it.
+
 A lesson builds a class's core first and adds a method later, where that method is taught:
 
     @add_to_class(MultiHeadAttention)

@@ -1,5 +1,7 @@
 """The language the helpers speak: English, or Chinese in the Chinese edition (notebooks/zh/).
 
+Hand-written: edit this file itself; no notebook generates it.
+
     setup_notebook(language="zh")   # what the first cell of every Chinese notebook calls
 
 Messages the helpers print (the exercises' ✓/✗ verdicts, the explorers' readouts, table headers,

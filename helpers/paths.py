@@ -1,5 +1,7 @@
 """Where the series' files are: the one place that knows the repository's layout.
 
+Hand-written: edit this file itself; no notebook generates it.
+
 Works in a checkout (the usual way: ``make lab``, ``make test``). When the package is installed
 without one, the files that only a checkout has (the notebooks, the shipped checkpoint) are
 missing, and ``require`` says which and how to get them, instead of a bare ``FileNotFoundError``.

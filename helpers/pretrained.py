@@ -1,5 +1,7 @@
 """The small German→English model that notebook 12 analyses, shipped in ``checkpoints/``.
 
+Hand-written: edit this file itself; no notebook generates it.
+
     make train        # or: python -m helpers.pretrained
 
 trains it from scratch on the generated corpus (``helpers.data.corpus``), deterministically, on the

@@ -1,5 +1,7 @@
 """Real German: the German-English dictionary of TU Chemnitz ("Ding"), read where it is installed.
 
+Hand-written: edit this file itself; no notebook generates it.
+
 It is optional: notebook 15 and the tests that read it need it, nothing else does. Debian and
 Ubuntu package it as ``trans-de-en`` (``sudo apt-get install trans-de-en``); elsewhere
 ``make dictionary`` downloads the publisher's file into the user's cache folder

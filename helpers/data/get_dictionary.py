@@ -1,5 +1,7 @@
 """``make dictionary``: get notebook 15's German-English dictionary where apt cannot install it.
 
+Hand-written: edit this file itself; no notebook generates it.
+
     make dictionary                       # the publisher's file, into the user's cache folder
     python -m helpers.data.get_dictionary --url file:///path/to/de-en.txt.gz --to /tmp/de-en
 

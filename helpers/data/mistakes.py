@@ -1,5 +1,7 @@
 """Sort a translation's mistakes into kinds, word by word (notebook 12's error analysis).
 
+Hand-written: edit this file itself; no notebook generates it.
+
 ``word_changes`` lists the edits (difflib) that turn the reference into the output;
 ``mistake_kind`` names the kind of a wrong translation of the generated corpus (an adjective
 left out, singular for plural, ...); ``describe_changes`` says in words what changed. The kinds

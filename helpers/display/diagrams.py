@@ -1,5 +1,7 @@
 """The paper's Figure 1 drawn with matplotlib, each box tagged with the notebook that builds it.
 
+Hand-written: edit this file itself; no notebook generates it.
+
 Notebook 00 shows it with one call, ``fig, boxes = draw_transformer()``. The drawing is plain
 boxes, arrows and text. Every patch carries a ``gid`` that says what it is, so a test can read the
 figure's content back from ``fig.axes[0].patches`` instead of comparing pixels:

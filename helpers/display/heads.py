@@ -1,4 +1,7 @@
-"""Per-head tables of attention weights: where one row of an attention map looks, in every head."""
+"""Per-head tables of attention weights: where one row of an attention map looks, in every head.
+
+Hand-written: edit this file itself; no notebook generates it.
+"""
 
 from __future__ import annotations
 

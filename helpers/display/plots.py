@@ -1,5 +1,7 @@
 """Labelled heatmaps for attention weights, masks and positional encodings.
 
+Hand-written: edit this file itself; no notebook generates it.
+
 Both functions return the matplotlib figure, so a notebook ends the cell with ``plt.show()`` and a
 test can read the labels and the data back from ``fig.axes``. They draw with matplotlib's
 ``pcolormesh`` in seaborn's heatmap style (cells, centred tick labels, rows from the top) rather

@@ -1,5 +1,7 @@
 """One call at the top of every notebook so that it prints the same thing on every run.
 
+Hand-written: edit this file itself; no notebook generates it.
+
     device = setup_notebook()
 
 fixes the random seeds (Python, NumPy, PyTorch), the thread count (float sums depend on how work is

@@ -1,5 +1,7 @@
 """Readable shape tables: what a tensor is, not just its ``torch.Size``.
 
+Hand-written: edit this file itself; no notebook generates it.
+
 ``show_shapes`` prints one row per tensor you name::
 
     show_shapes({"enc_input": (src, "source token ids"), "weights": (attn, "softmax(QK^T/sqrt(d_k))")})

@@ -1,5 +1,7 @@
 """Our Table 3 ablations next to the paper's numbers (notebook 10): the table, not the lesson.
 
+Hand-written: edit this file itself; no notebook generates it.
+
 ``make ablations`` writes ``docs/table3_ablations.json``, one row per variant of the small model,
 each changed by the same ratio as a row of the paper's Table 3. ``compare_with_table3`` lays those
 rows beside the paper's development-set perplexity and BLEU, and says for both whether a row's

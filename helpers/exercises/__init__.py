@@ -1,5 +1,7 @@
 """Checks for the exercises at the end of each notebook, one module per notebook.
 
+Hand-written: edit this file itself; no notebook generates it.
+
 A check never raises on a wrong or unfinished answer: it prints a one-line verdict that says what
 is right ("✓ …") or wrong ("✗ …") and returns None, so that a notebook cell ending with a check
 shows the verdict and nothing else. A solution function that returns None (the stub in the

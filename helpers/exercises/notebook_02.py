@@ -1,5 +1,7 @@
 """Checks for the exercises of notebook 02 (embeddings and positional encoding).
 
+Hand-written: edit this file itself; no notebook generates it.
+
 Each check calls the student's function on a few cases, prints a one-line verdict in words and
 returns None; it never raises, whatever the function does.
 """

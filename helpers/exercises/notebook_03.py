@@ -1,4 +1,7 @@
-"""Checks for the exercises of notebook 03 (scaled dot-product attention)."""
+"""Checks for the exercises of notebook 03 (scaled dot-product attention).
+
+Hand-written: edit this file itself; no notebook generates it.
+"""
 
 import math
 from collections.abc import Callable

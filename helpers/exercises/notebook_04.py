@@ -1,4 +1,7 @@
-"""Checks for the exercises of notebook 04 (masks)."""
+"""Checks for the exercises of notebook 04 (masks).
+
+Hand-written: edit this file itself; no notebook generates it.
+"""
 
 from collections.abc import Callable
 

@@ -1,5 +1,7 @@
 """Checks for the exercises of notebook 05 (multi-head attention).
 
+Hand-written: edit this file itself; no notebook generates it.
+
 Each check builds its own small module and inputs inside ``torch.random.fork_rng``, so running a
 check never changes the random numbers the notebook draws afterwards.
 """

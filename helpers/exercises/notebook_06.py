@@ -1,5 +1,7 @@
 """Checks for the exercises of notebook 06 (position-wise feed-forward).
 
+Hand-written: edit this file itself; no notebook generates it.
+
 Each check builds its own small modules and inputs inside ``torch.random.fork_rng``, so running a
 check never changes the random numbers the notebook draws afterwards.
 """

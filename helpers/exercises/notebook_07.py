@@ -1,5 +1,7 @@
 """Checks for the exercises of notebook 07 (residuals, layer norm, dropout; Post-LN vs Pre-LN).
 
+Hand-written: edit this file itself; no notebook generates it.
+
 Each check draws its inputs inside ``torch.random.fork_rng``, so running a check never changes
 the random numbers the notebook draws afterwards.
 """

@@ -1,5 +1,7 @@
 """Checks for the exercises of notebook 08 (the encoder).
 
+Hand-written: edit this file itself; no notebook generates it.
+
 Each check runs the student's function on cases built here, prints a verdict in words and returns
 None; it never raises, and it leaves the notebook's random number generators untouched.
 """

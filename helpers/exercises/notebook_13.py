@@ -1,5 +1,7 @@
 """Checks for the exercises of notebook 13 (why self-attention).
 
+Hand-written: edit this file itself; no notebook generates it.
+
 Each check prints a verdict in words and returns None; it never raises on a wrong or
 unfinished answer.
 """

@@ -1,4 +1,7 @@
-"""Checks for the exercises of notebook 14 (sub-words, byte-pair encoding)."""
+"""Checks for the exercises of notebook 14 (sub-words, byte-pair encoding).
+
+Hand-written: edit this file itself; no notebook generates it.
+"""
 
 import math
 from collections.abc import Callable

@@ -1,4 +1,7 @@
-"""Checks for the exercises of notebook 15 (real German: the dictionary, its long tail)."""
+"""Checks for the exercises of notebook 15 (real German: the dictionary, its long tail).
+
+Hand-written: edit this file itself; no notebook generates it.
+"""
 
 import math
 from collections.abc import Callable

@@ -1,4 +1,6 @@
-"""Live explorers (hand-written): sliders and text boxes that redraw a notebook's figures.
+"""Live explorers: sliders and text boxes that redraw a notebook's figures.
+
+Hand-written: edit this file itself; no notebook generates it.
 
 Each explorer is three layers, so that each can be used and tested alone:
 

@@ -1,4 +1,7 @@
-"""Explore a trained model's attention (notebook 12): type a sentence, pick a kind, layer and head."""
+"""Explore a trained model's attention (notebook 12): type a sentence, pick a kind, layer and head.
+
+Hand-written: edit this file itself; no notebook generates it.
+"""
 
 from __future__ import annotations
 

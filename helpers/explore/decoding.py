@@ -1,4 +1,7 @@
-"""Step through greedy decoding and beam search (notebook 12): candidates, scores, survivors."""
+"""Step through greedy decoding and beam search (notebook 12): candidates, scores, survivors.
+
+Hand-written: edit this file itself; no notebook generates it.
+"""
 
 from __future__ import annotations
 

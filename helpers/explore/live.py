@@ -1,4 +1,7 @@
-"""The machinery every explorer shares: controls, a figure redrawn in place, timings."""
+"""The machinery every explorer shares: controls, a figure redrawn in place, timings.
+
+Hand-written: edit this file itself; no notebook generates it.
+"""
 
 from __future__ import annotations
 

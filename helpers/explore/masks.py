@@ -1,4 +1,7 @@
-"""Explore the masks (notebook 04): padding, look-ahead, combined, and what they do to attention."""
+"""Explore the masks (notebook 04): padding, look-ahead, combined, and what they do to attention.
+
+Hand-written: edit this file itself; no notebook generates it.
+"""
 
 from __future__ import annotations
 

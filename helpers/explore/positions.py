@@ -1,4 +1,7 @@
-"""Explore the sinusoidal positional encoding (notebook 02): table, curves, dot products, rotation."""
+"""Explore the sinusoidal positional encoding (notebook 02): table, curves, dot products, rotation.
+
+Hand-written: edit this file itself; no notebook generates it.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,7 @@
-"""Explore the samplers (notebook 16): temperature, top-k and top-p on a next-token distribution."""
+"""Explore the samplers (notebook 16): temperature, top-k and top-p on a next-token distribution.
+
+Hand-written: edit this file itself; no notebook generates it.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,7 @@
-"""Explore the learning-rate schedule (notebook 11): warm-up, then decay as 1/sqrt(step)."""
+"""Explore the learning-rate schedule (notebook 11): warm-up, then decay as 1/sqrt(step).
+
+Hand-written: edit this file itself; no notebook generates it.
+"""
 
 from __future__ import annotations
 

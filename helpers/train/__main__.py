@@ -1,4 +1,7 @@
-"""Command line: ``python -m helpers.train [flags]`` trains; ``... average RUN_DIR --last N`` averages."""
+"""Command line: ``python -m helpers.train [flags]`` trains; ``... average RUN_DIR --last N`` averages.
+
+Hand-written: edit this file itself; no notebook generates it.
+"""
 
 from __future__ import annotations
 

@@ -1,5 +1,7 @@
 """``make ablations``: the rows of the paper's Table 3 that a CPU can afford, trained and scored.
 
+Hand-written: edit this file itself; no notebook generates it.
+
 Each row changes one thing of the series' small model (``--model small``) and trains it on the
 generated corpus with ``python -m helpers.train`` (the same recipe for every row: tokens per batch,
 warm-up, steps, seed), then records its validation perplexity (no label smoothing), greedy BLEU on

@@ -1,5 +1,7 @@
 """Checkpoints of a run: save every K steps, resume from the latest, average the last n.
 
+Hand-written: edit this file itself; no notebook generates it.
+
 A run folder holds::
 
     config.json                 the TrainConfig and how a step is split (checked by --resume)

@@ -1,5 +1,7 @@
 """What one training run is: model size, corpus, batch size, schedule, precision, folders.
 
+Hand-written: edit this file itself; no notebook generates it.
+
 A run is described by a :class:`TrainConfig`: defaults, then an optional config file (JSON, or
 TOML read with the standard library's ``tomllib``), then command-line flags, each overriding the
 one before. ``python -m helpers.train --help`` lists every flag; a config file uses the same names

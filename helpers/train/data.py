@@ -1,5 +1,7 @@
 """The corpus of a run, and its length-bucketed batches shared out between ranks.
 
+Hand-written: edit this file itself; no notebook generates it.
+
 Every rank builds the same list of token-budget batches (``token_budget_batches``, paper §5.1),
 in the same shuffled order, epoch after epoch. One optimizer step takes the next
 ``ranks x accumulation`` batches of that stream; rank r computes the r-th share of them. So the

@@ -1,5 +1,7 @@
 """One process or many: ranks, devices and the process group (gloo on CPUs, nccl on GPUs).
 
+Hand-written: edit this file itself; no notebook generates it.
+
 ``torchrun --nproc_per_node=N`` starts N copies of the command and tells each its RANK,
 LOCAL_RANK and WORLD_SIZE through environment variables; a plain ``python -m`` has none of them
 and runs as rank 0 of 1, without a process group.

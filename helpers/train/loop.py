@@ -1,5 +1,7 @@
 """The training loop of ``python -m helpers.train``: DDP, accumulation, precision, logs, checkpoints.
 
+Hand-written: edit this file itself; no notebook generates it.
+
 The loss of a step is the label-smoothed cross-entropy summed over every target token of the step
 (all ranks, all micro-batches) and divided by their number, so the gradient is that of one big
 batch, however the batch is split: DDP averages the ranks' gradients (hence the factor

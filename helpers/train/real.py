@@ -1,5 +1,7 @@
 """Scoring a run on real German (notebook 15): BLEU and chrF beside two baselines.
 
+Hand-written: edit this file itself; no notebook generates it.
+
 ``python -m helpers.train.real RUN_DIR`` translates the held-out test pairs of each task (see
 ``helpers.data.dictionary.TASKS``) with the checkpoints of the run (``--every n``: every n-th and
 the last) and prints sacrebleu's BLEU and chrF, beside the two baselines computed on the same

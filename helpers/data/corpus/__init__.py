@@ -1,5 +1,7 @@
 """A small German→English corpus generated from a hand-written grammar.
 
+Hand-written: edit this file itself; no notebook generates it.
+
 The corpus is the training data of the series: 34,000 sentence pairs from a
 regular grammar with about 540 German and 300 English word forms, meant to be
 learned by a small Transformer on a CPU in minutes. It is generated, not

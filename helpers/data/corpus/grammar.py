@@ -1,6 +1,8 @@
 """How each language writes a noun phrase and a clause: articles, adjective endings, cases, and
 the German word orders (main clause, subordinate clause, question, after a modal).
 
+Hand-written: edit this file itself; no notebook generates it.
+
 Part of ``helpers.data.corpus`` (see its docstring for the corpus as a whole).
 """
 

@@ -1,6 +1,8 @@
 """The corpus' words: nouns, adjectives, pronouns, quantities, adverbs, verbs and modals, with their
 German and English forms, and the adjective-noun combinations held out for "test_unseen".
 
+Hand-written: edit this file itself; no notebook generates it.
+
 Part of ``helpers.data.corpus`` (see its docstring for the corpus as a whole).
 """
 

@@ -1,6 +1,8 @@
 """The thirteen sentence patterns: random choices of words (seeded), and the clauses each pattern
 builds in both languages.
 
+Hand-written: edit this file itself; no notebook generates it.
+
 Part of ``helpers.data.corpus`` (see its docstring for the corpus as a whole).
 """
 
@@ -67,6 +69,17 @@ _SINGULAR_OF = {"the_plural": "the", "no_plural": "no", "quantity": "a"}
 _WITHOUT_PLURAL = {"the_plural": "the", "no_plural": "no"}  # NounPhrase.determiner
 
 
+def determiner_and_number(noun: Noun, code: str) -> tuple[str, bool]:
+    """What a determiner code makes of a noun: ``NounPhrase.determiner`` and whether it is plural.
+
+    A noun without a plural (drinks) takes the singular of a plural code. The generator draws a
+    code and calls this; the recognizer (``recognizer.py``) calls it for every code.
+    """
+    if not noun.countable:
+        code = _SINGULAR_OF.get(code, code)
+    return _WITHOUT_PLURAL.get(code, code), code in _SINGULAR_OF
+
+
 class SentenceMaker:
     """Draws the parts of random sentences; all randomness goes through ``rng``.
 
@@ -112,14 +125,11 @@ class SentenceMaker:
             held_out_nouns = [option for option in nouns if _HELD_OUT_ADJECTIVES[option.german]]
             if held_out_nouns:
                 noun = self.pick(held_out_nouns)
-        determiner = self.pick(determiners)
-        if not noun.countable:
-            determiner = _SINGULAR_OF.get(determiner, determiner)
-        plural = determiner in _SINGULAR_OF
+        determiner, plural = determiner_and_number(noun, self.pick(determiners))
         quantity = self.pick(QUANTITIES) if determiner == "quantity" else None
         return NounPhrase(
             noun=noun,
-            determiner=_WITHOUT_PLURAL.get(determiner, determiner),
+            determiner=determiner,
             plural=plural,
             adjective=self.adjective_for(noun, adjective_chance),
             quantity=quantity,

@@ -1,6 +1,8 @@
 """Is an English sentence one the corpus's grammar can write? A recognizer built from the
 generator's own lexicon, noun phrases and sentence patterns (notebook 16 judges samples with it).
 
+Hand-written: edit this file itself; no notebook generates it.
+
 Part of ``helpers.data.corpus`` (see its docstring for the corpus as a whole).
 
 The generator draws each sentence at random; the recognizer walks through the same choices
@@ -30,48 +32,21 @@ import functools
 from collections import Counter
 from collections.abc import Iterator, Sequence
 
+from helpers.data.corpus import lexicon
 from helpers.data.corpus.grammar import (
     Clause,
     NounPhrase,
     english_noun_phrase,
     english_words,
 )
-from helpers.data.corpus.lexicon import (
-    _GENITIVE_OBJECTS,
-    _HELD_OUT_ADJECTIVES,
-    _KEIN_OBJECTS,
-    _TRAINING_ADJECTIVES,
-    ADVERBS,
-    DITRANSITIVE_VERBS,
-    FRONTABLE_ADVERBS,
-    GENITIVE_VERBS,
-    INTRANSITIVE_VERBS,
-    KEIN_VERBS,
-    MAX_ENGLISH_TOKENS,
-    MODAL_INFINITIVES,
-    MODALS,
-    MONOTRANSITIVE_VERBS,
-    OBJECT_PRONOUNS,
-    POSSESSORS,
-    QUANTITIES,
-    SAYING_VERBS,
-    SEPARABLE_VERBS,
-    SUBJECT_PRONOUNS,
-    THIRD_SINGULAR,
-    TRANSITIVE_VERBS,
-    WANT_VERB,
-    Modal,
-    Noun,
-    Verb,
-)
+from helpers.data.corpus.lexicon import MAX_ENGLISH_TOKENS, Modal, Noun, Verb
 from helpers.data.corpus.patterns import (
-    _SINGULAR_OF,
-    _WITHOUT_PLURAL,
     DEFINITE_DETERMINERS,
     NEGATIVE_DETERMINERS,
     OBJECT_DETERMINERS,
     RECIPIENT_DETERMINERS,
     SUBJECT_DETERMINERS,
+    determiner_and_number,
 )
 
 Phrase = tuple[str, ...]
@@ -103,6 +78,15 @@ class _Node:
         self.words: dict[str, _Node] = {}
         self.sets: dict[int, _Node] = {}  # id of a PhraseSet in _Grammar.sets -> next node
         self.pattern: str | None = None  # a clause of this pattern may end here
+
+
+def _adjectives_of(noun: Noun) -> tuple:
+    """No adjective, or any the generator may put before the noun (held-out pairs included)."""
+    return (
+        None,
+        *lexicon._TRAINING_ADJECTIVES[noun.german],
+        *lexicon._HELD_OUT_ADJECTIVES[noun.german],
+    )
 
 
 def _words_of(phrase: NounPhrase, *, as_subject: bool = True) -> Phrase:
@@ -146,18 +130,10 @@ class _Grammar:
         by_number: dict[bool, set[Phrase]] = {}
         for noun in nouns:
             for code in dict.fromkeys(determiners):
-                if not noun.countable:
-                    code = _SINGULAR_OF.get(code, code)
-                plural = code in _SINGULAR_OF
-                determiner = _WITHOUT_PLURAL.get(code, code)
-                quantities = QUANTITIES if determiner == "quantity" else (None,)
-                adjectives = (
-                    None,
-                    *_TRAINING_ADJECTIVES[noun.german],
-                    *_HELD_OUT_ADJECTIVES[noun.german],
-                )
+                determiner, plural = determiner_and_number(noun, code)
+                quantities = lexicon.QUANTITIES if determiner == "quantity" else (None,)
                 for quantity in quantities:
-                    for adjective in adjectives:
+                    for adjective in _adjectives_of(noun):
                         phrase = NounPhrase(noun, None, determiner, plural, adjective, quantity)
                         by_number.setdefault(plural, set()).add(_words_of(phrase))
         return [
@@ -167,22 +143,17 @@ class _Grammar:
 
     def genitive_phrase(self, things: Sequence[Noun]) -> NounPhrase:
         """A placeholder for "the man 's new car": possessor, 's, what is possessed."""
-        possessors = self.noun_phrases(POSSESSORS, ("the",))
+        possessors = self.noun_phrases(lexicon.POSSESSORS, ("the",))
         assert len(possessors) == 1
         possessor_set = self.markers[possessors[0].noun.english][0]
-        anyone = NounPhrase(POSSESSORS[0])
+        anyone = NounPhrase(lexicon.POSSESSORS[0])
 
         def possessed() -> set[Phrase]:
             phrases = set()
             for noun in things:
                 for code in DEFINITE_DETERMINERS:
-                    code = code if noun.countable else _SINGULAR_OF.get(code, code)
-                    plural = code in _SINGULAR_OF
-                    for adjective in (
-                        None,
-                        *_TRAINING_ADJECTIVES[noun.german],
-                        *_HELD_OUT_ADJECTIVES[noun.german],
-                    ):
+                    _, plural = determiner_and_number(noun, code)
+                    for adjective in _adjectives_of(noun):
                         phrase = NounPhrase(noun, None, "the", plural, adjective, None, anyone)
                         words = _words_of(phrase)
                         phrases.add(words[words.index("'s") + 1 :])
@@ -197,7 +168,9 @@ class _Grammar:
     def subjects(self, verb: Verb) -> list[NounPhrase]:
         """SentenceMaker.subject_for: a pronoun (if the verb takes people) or a noun phrase."""
         pronouns = (
-            [NounPhrase(pronoun=p) for p in SUBJECT_PRONOUNS] if verb.pronoun_subjects else []
+            [NounPhrase(pronoun=p) for p in lexicon.SUBJECT_PRONOUNS]
+            if verb.pronoun_subjects
+            else []
         )
         return pronouns + self.noun_phrases(verb.subjects, SUBJECT_DETERMINERS)
 
@@ -206,10 +179,10 @@ class _Grammar:
         """SentenceMaker.pronoun_object: never reflexive ("i see me")."""
         return [
             NounPhrase(pronoun=pronoun)
-            for pronoun in OBJECT_PRONOUNS
+            for pronoun in lexicon.OBJECT_PRONOUNS
             if subject.pronoun is None
             or pronoun.person != subject.pronoun.person
-            or pronoun.person == THIRD_SINGULAR
+            or pronoun.person == lexicon.THIRD_SINGULAR
         ]
 
     def objects(self, verb, subject, determiners=OBJECT_DETERMINERS, pronouns=False, nouns=None):
@@ -224,7 +197,7 @@ class _Grammar:
                     yield Clause(subject, verb, direct_object)
 
     def ditransitive(self) -> Iterator[Clause]:
-        for verb in DITRANSITIVE_VERBS:
+        for verb in lexicon.DITRANSITIVE_VERBS:
             for subject in self.subjects(verb):
                 recipients = self.pronoun_objects(subject) + self.noun_phrases(
                     verb.recipients, RECIPIENT_DETERMINERS
@@ -234,19 +207,19 @@ class _Grammar:
                         yield Clause(subject, verb, direct_object, recipient)
 
     def intransitive(self) -> Iterator[Clause]:
-        for verb in INTRANSITIVE_VERBS:
+        for verb in lexicon.INTRANSITIVE_VERBS:
             for subject in self.subjects(verb):
                 yield Clause(subject, verb)
 
     def kein(self) -> Iterator[Clause]:
-        for verb in KEIN_VERBS:
+        for verb in lexicon.KEIN_VERBS:
             for subject in self.subjects(verb):
-                nouns = _KEIN_OBJECTS[verb.infinitive]
+                nouns = lexicon._KEIN_OBJECTS[verb.infinitive]
                 for direct_object in self.objects(verb, subject, NEGATIVE_DETERMINERS, nouns=nouns):
                     yield Clause(subject, verb, direct_object)
 
     def nicht(self) -> Iterator[Clause]:
-        for verb in MONOTRANSITIVE_VERBS:
+        for verb in lexicon.MONOTRANSITIVE_VERBS:
             for subject in self.subjects(verb):
                 for direct_object in self.objects(verb, subject, DEFINITE_DETERMINERS, True):
                     yield Clause(subject, verb, direct_object, negated=True)
@@ -257,7 +230,7 @@ class _Grammar:
         yield from self.ditransitive()
         yield from self.kein()
         yield from self.nicht()
-        yield from self.transitive(MONOTRANSITIVE_VERBS, object_pronouns=True)
+        yield from self.transitive(lexicon.MONOTRANSITIVE_VERBS, object_pronouns=True)
 
     # -- the patterns --------------------------------------------------------------------------
 
@@ -276,7 +249,7 @@ class _Grammar:
         node.pattern = pattern
 
     def build(self) -> _Grammar:
-        for clause in self.transitive(TRANSITIVE_VERBS, object_pronouns=True):
+        for clause in self.transitive(lexicon.TRANSITIVE_VERBS, object_pronouns=True):
             self.add("clause", "simple", clause)
         for clause in self.ditransitive():
             self.add("clause", "ditransitive", clause)
@@ -284,34 +257,36 @@ class _Grammar:
             self.add("clause", "negation_kein", clause)
         for clause in self.nicht():
             self.add("clause", "negation_nicht", clause)
-        for clause in self.transitive(MONOTRANSITIVE_VERBS, object_pronouns=False):
+        for clause in self.transitive(lexicon.MONOTRANSITIVE_VERBS, object_pronouns=False):
             self.add("clause", "question", clause, question=True)
-            for adverb in FRONTABLE_ADVERBS:
+            for adverb in lexicon.FRONTABLE_ADVERBS:
                 clause.adverb, clause.adverb_fronted = adverb, True
                 self.add("clause", "inversion", clause)
-        for saying in SAYING_VERBS:
+        for saying in lexicon.SAYING_VERBS:
             for subject in self.subjects(saying):
                 self.add("that", "subordinate_dass", Clause(subject, saying))
         for clause in self.intransitive():
             self.add("because", "subordinate_weil", clause)
-        for clause in self.transitive(MONOTRANSITIVE_VERBS, object_pronouns=True):
+        for clause in self.transitive(lexicon.MONOTRANSITIVE_VERBS, object_pronouns=True):
             self.add("because", "subordinate_weil", clause)
         for clause in self.subordinate():
             self.add("inner", "inner", clause)
-        for modal in MODALS:
+        for modal in lexicon.MODALS:
             self._modal(modal)
-        for subject in self.subjects(WANT_VERB):
-            for direct_object in self.objects(WANT_VERB, subject):
-                self.add("clause", "modal_object", Clause(subject, WANT_VERB, direct_object))
-        for clause in self.transitive(SEPARABLE_VERBS, object_pronouns=True):
+        for subject in self.subjects(lexicon.WANT_VERB):
+            for direct_object in self.objects(lexicon.WANT_VERB, subject):
+                self.add(
+                    "clause", "modal_object", Clause(subject, lexicon.WANT_VERB, direct_object)
+                )
+        for clause in self.transitive(lexicon.SEPARABLE_VERBS, object_pronouns=True):
             self.add("clause", "separable", clause)
         for clause in self.intransitive():
-            for fronted, adverbs in ((True, FRONTABLE_ADVERBS), (False, ADVERBS)):
+            for fronted, adverbs in ((True, lexicon.FRONTABLE_ADVERBS), (False, lexicon.ADVERBS)):
                 for adverb in adverbs:
                     clause.adverb, clause.adverb_fronted = adverb, fronted
                     self.add("clause", "intransitive", clause)
-        for verb in GENITIVE_VERBS:
-            direct_object = self.genitive_phrase(_GENITIVE_OBJECTS[verb.infinitive])
+        for verb in lexicon.GENITIVE_VERBS:
+            direct_object = self.genitive_phrase(lexicon._GENITIVE_OBJECTS[verb.infinitive])
             for subject in self.subjects(verb):
                 self.add("clause", "genitive", Clause(subject, verb, direct_object))
         return self
@@ -320,7 +295,7 @@ class _Grammar:
         clauses = [
             *self.intransitive(),
             *self.ditransitive(),
-            *self.transitive(MODAL_INFINITIVES, object_pronouns=True),
+            *self.transitive(lexicon.MODAL_INFINITIVES, object_pronouns=True),
         ]
         for clause in clauses:
             self.add("clause", "modal", clause, modal=modal)

@@ -1,6 +1,8 @@
 """Building the corpus: every pattern's sentences, the train / valid / test / test_unseen splits
 and their guarantees, and ``load_corpus``.
 
+Hand-written: edit this file itself; no notebook generates it.
+
 Part of ``helpers.data.corpus`` (see its docstring for the corpus as a whole).
 """
 

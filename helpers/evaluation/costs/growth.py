@@ -1,5 +1,7 @@
 """Tables and figures of how a cost grows with the sequence length (notebook 13), hand-written.
 
+Hand-written: edit this file itself; no notebook generates it.
+
 ``growth_table`` prints one row per layer (its cost at each length and the log-log slope fitted on
 the longest lengths) and returns the slopes; ``plot_growth`` draws the same series on log-log axes
 with dashed reference lines of known slope; ``plot_patterns`` draws bool (n, n) patterns side by

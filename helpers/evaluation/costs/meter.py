@@ -1,6 +1,8 @@
 """What one forward pass costs, counted rather than timed (notebook 13): ``measure(layer, x)``;
 ``time_forward(layer, x)`` times it too, for the lesson that compares counts with the clock.
 
+Hand-written: edit this file itself; no notebook generates it.
+
 ``CostMeter`` is a ``TorchDispatchMode``, the hook ``torch.utils.flop_counter`` is built on: it sees
 every operation PyTorch runs, with its arguments and results. It counts FLOPs of matrix products
 and convolutions from their shapes (two per multiply-add, as ``torch.utils.flop_counter`` does),
