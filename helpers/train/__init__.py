@@ -1,8 +1,8 @@
 """``python -m helpers.train``: train a Transformer on one CPU, one GPU or many GPUs (torchrun).
 
-Hand-written: the command. The library it runs is ``helpers.training`` (generated from notebook 11);
-it is built only on the public functions of ``helpers.training``, ``helpers.decoding``,
-``helpers.evaluation`` and ``helpers.model``.
+Hand-written: the command. The library it runs is ``helpers.training`` (generated from notebook
+11): the model, the loss and the schedule are those of ``helpers.model`` and ``helpers.training``;
+this package adds what a long run needs around them.
 
 - ``config``: TrainConfig, the model sizes by name (tiny, small, base, big), config files and flags;
 - ``data``: the corpus of a run and its length-bucketed batches shared out between ranks;
