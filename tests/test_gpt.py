@@ -7,10 +7,12 @@ import torch
 import torch.nn.functional as F
 from helpers.training.language_model import (
     language_model_batches,
+    next_token_batch,
     next_token_loss,
     perplexity,
     train_language_model,
 )
+from helpers.pipeline.training import train_on_batches
 
 from helpers import GPT, GPTConfig
 from helpers.model.encoder import EncoderLayer
@@ -149,6 +151,26 @@ def test_next_token_loss_is_cross_entropy_of_the_shifted_sequence():
     ids = torch.tensor([[BOS, 5, 6, 7, EOS], [BOS, 8, EOS, PAD, PAD]])
     expected = F.cross_entropy(model(ids[:, :-1]).transpose(1, 2), ids[:, 1:], ignore_index=PAD)
     torch.testing.assert_close(next_token_loss(model, batch), expected)
+
+
+def test_next_token_batch_gives_notebook_11s_loop_inputs_and_targets():
+    (inputs,), target = next_token_batch([[BOS, 5, 6, 7, EOS], [BOS, 8, EOS]], PAD, "cpu")
+    assert inputs.tolist() == [[BOS, 5, 6, 7], [BOS, 8, EOS, PAD]]
+    assert target.tolist() == [[5, 6, 7, EOS], [8, EOS, PAD, PAD]]
+    (inputs,), target = next_token_batch([[BOS, 5, 1, 6, 7, EOS]], PAD, "cpu", sep_id=1)
+    assert target.tolist() == [[PAD, PAD, 6, 7, EOS]]  # the prompt up to <sep> is not predicted
+
+
+def test_train_language_model_is_train_on_batches_on_next_token_batches():
+    sequences = toy_sequences()
+    history = train_language_model(tiny_gpt(), sequences, steps=8, batch_size=4, warmup_steps=2)
+    model, batches = tiny_gpt(), language_model_batches(sequences, 4, seed=0)
+    by_hand = train_on_batches(
+        model, (next_token_batch(b, PAD, "cpu") for b in batches), 8, 2, 1.0, 0.0, 1.0,
+        progress=False,
+    )  # fmt: skip
+    assert history.loss == by_hand.loss and history.grad_norm == by_hand.grad_norm
+    assert len(history.accuracy) == 8 and history.valid_step == []
 
 
 def test_training_lowers_the_perplexity():

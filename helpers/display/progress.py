@@ -1,4 +1,4 @@
-"""What a training run prints while it goes (notebook 11's ``train_model``): one line per validation.
+"""What a training run prints while it goes (notebook 11's loop, ``train_on_batches``): one line per validation.
 
 Hand-written display code, in the notebook's language; it imports neither torch nor matplotlib.
 """

@@ -11,6 +11,9 @@ against notebook 11's encoder-decoder, with:
 - the same test: greedy decoding of the test split's German, at most ``max_new_tokens`` English
   tokens, scored by notebook 12's corpus BLEU.
 
+Both train through notebook 11's one loop, ``train_on_batches`` (``train_model`` and
+``train_language_model`` give it their batches).
+
 Each model is trained with several seeds (initial weights and batch order); the results go to
 ``docs/translation_as_lm.json``, which notebook 16 reads. Seeds may also run side by side, each
 into its own file (``--seeds 1 --output seed1.json``), joined by ``--combine a.json b.json ...``:
