@@ -10,12 +10,12 @@ from functools import cache
 
 import pytest
 import torch
-from helpers.decoding.search import greedy_decode, source_ids, translate
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from shared_models import tiny_transformer
 
 from helpers.data.corpus import load_corpus
+from helpers.decoding.search import greedy_decode, source_ids, translate
 from helpers.exercises.notebook_14 import check_apply_merges, check_pieces_per_word
 from helpers.text.bpe import (
     BYTE_PIECES,

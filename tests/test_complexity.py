@@ -6,16 +6,16 @@ import math
 
 import pytest
 import torch
+from torch import nn
+from torch.utils.flop_counter import FlopCounterMode
+
+from helpers.checks import check_path_length, check_slope_points, check_window
 from helpers.evaluation.complexity import (
     RestrictedSelfAttention,
     local_attention,
     log_log_slope,
     max_path_length,
 )
-from torch import nn
-from torch.utils.flop_counter import FlopCounterMode
-
-from helpers.checks import check_path_length, check_slope_points, check_window
 from helpers.evaluation.costs.growth import growth_table, plot_growth, plot_patterns
 from helpers.evaluation.costs.meter import CostMeter, matmul_flops, measure, time_forward
 from helpers.exercises import notebook_13

@@ -6,6 +6,9 @@ import sys
 
 import pytest
 import torch
+from shared_models import tiny_transformer
+
+from helpers.data.corpus import load_corpus
 from helpers.decoding import search as decoding
 from helpers.decoding.search import (
     beam_search,
@@ -17,9 +20,6 @@ from helpers.decoding.search import (
     tokenize,
     translate,
 )
-from shared_models import tiny_transformer
-
-from helpers.data.corpus import load_corpus
 from helpers.exercises import notebook_12
 from helpers.model.transformer import Transformer, TransformerConfig
 from helpers.text.vocab import Vocab, pad_sequences

@@ -2,6 +2,7 @@
 
 import pytest
 import sacrebleu
+
 from helpers.evaluation.bleu import corpus_bleu, exact_match
 
 REFERENCES = [

@@ -5,12 +5,12 @@ import math
 import matplotlib
 import pytest
 import torch
-from helpers.training.transformer import warmup_lambda
 
 from helpers.explore.masks import explore_masks, masks_view
 from helpers.explore.positions import explore_positions, positions_view
 from helpers.explore.schedule import explore_schedule, schedule_view
 from helpers.model.embeddings import sinusoidal_table
+from helpers.training.transformer import warmup_lambda
 
 matplotlib.use("Agg")
 
@@ -211,7 +211,6 @@ def test_attention_view_names_a_bad_setting(shipped):
 
 def test_the_decoding_steps_are_the_search_that_translate_runs(shipped):
     from helpers.decoding.search import translate
-
     from helpers.explore.decoding import DecodingSource, decoding_view
 
     model, src_vocab, tgt_vocab = shipped
@@ -248,7 +247,6 @@ def test_the_readout_shows_the_score_that_alpha_changes(shipped):
     """A finished hypothesis is ranked by log P / lp(|Y|): the readout prints that score, so that
     moving alpha changes what the student reads, not only what the search does."""
     from helpers.decoding.search import length_penalty
-
     from helpers.explore.decoding import DecodingSource, decoding_view, describe_decoding
 
     source = DecodingSource(*shipped)

@@ -5,6 +5,10 @@ import math
 import pytest
 import torch
 import torch.nn.functional as F
+
+from helpers import GPT, GPTConfig
+from helpers.model.encoder import EncoderLayer
+from helpers.model.masks import decoder_self_attention_mask, look_ahead_mask
 from helpers.training.language_model import (
     language_model_batches,
     next_token_batch,
@@ -12,11 +16,7 @@ from helpers.training.language_model import (
     perplexity,
     train_language_model,
 )
-from helpers.pipeline.training import train_on_batches
-
-from helpers import GPT, GPTConfig
-from helpers.model.encoder import EncoderLayer
-from helpers.model.masks import decoder_self_attention_mask, look_ahead_mask
+from helpers.training.transformer import train_on_batches
 
 PAD, BOS, EOS = 0, 2, 3
 

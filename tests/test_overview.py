@@ -14,10 +14,10 @@ import re
 import nbformat
 import pytest
 import torch
-from helpers.training.transformer import make_optimizer, train_model
 
 from helpers.model.transformer import TransformerConfig
 from helpers.paths import ROOT
+from helpers.training.transformer import make_optimizer, train_model
 
 OVERVIEW = ROOT / "notebooks" / "00_overview.ipynb"
 

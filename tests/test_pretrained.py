@@ -4,12 +4,12 @@ import json
 import shutil
 
 import pytest
-from helpers.decoding.search import translate
-from helpers.evaluation.bleu import corpus_bleu
 
 from helpers import paths
 from helpers.checkpoints import file_sha256
 from helpers.data.corpus import load_corpus
+from helpers.decoding.search import translate
+from helpers.evaluation.bleu import corpus_bleu
 from helpers.pretrained import CHECKPOINT_DIR, RECIPE, load_pretrained, pretrained_metadata
 
 

@@ -6,6 +6,12 @@ import random
 
 import pytest
 import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from helpers import GPT, GPTConfig, filter_logits, generate
+from helpers.data.corpus import load_corpus
+from helpers.data.corpus.recognizer import is_grammatical, recognize
 from helpers.decoding.sampling import (
     chi_square,
     chi_square_bound,
@@ -13,12 +19,6 @@ from helpers.decoding.sampling import (
     measure_samples,
     sample_next,
 )
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
-from helpers import GPT, GPTConfig, filter_logits, generate
-from helpers.data.corpus import load_corpus
-from helpers.data.corpus.recognizer import is_grammatical, recognize
 from helpers.exercises import notebook_16
 
 LOGITS = torch.tensor([2.0, 1.5, 1.0, 0.5, 0.0, -1.0])

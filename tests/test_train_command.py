@@ -17,10 +17,9 @@ import time
 import numpy as np
 import pytest
 import torch
-from helpers.decoding.search import translate
-from helpers.training.transformer import label_smoothing_loss, make_optimizer
 
 from helpers.checkpoints import load_checkpoint
+from helpers.decoding.search import translate
 from helpers.model.transformer import Transformer
 from helpers.paths import ROOT
 from helpers.runtime import seed_everything
@@ -33,6 +32,7 @@ from helpers.train.data import DataPosition, StepBatches, load_run_data, plan_ba
 from helpers.train.loop import build_model, clip_gradients, summary
 from helpers.train.real import load_run_model
 from helpers.train.real import main as real_main
+from helpers.training.transformer import label_smoothing_loss, make_optimizer
 
 TIMINGS = ("tokens_per_s", "seconds")  # the log's columns that depend on the machine
 TINY = ["--model", "tiny", "--train-pairs", "400", "--valid-pairs", "40"]

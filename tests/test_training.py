@@ -7,6 +7,10 @@ import warnings
 import pytest
 import torch
 import torch.nn.functional as F
+from shared_models import tiny_transformer
+
+from helpers.exercises import notebook_11
+from helpers.text.vocab import Vocab, collate, encode_pairs
 from helpers.training.transformer import (
     LOSS_BLOCK_SIZE,
     History,
@@ -20,10 +24,6 @@ from helpers.training.transformer import (
     train_model,
     warmup_lambda,
 )
-from shared_models import tiny_transformer
-
-from helpers.exercises import notebook_11
-from helpers.text.vocab import Vocab, collate, encode_pairs
 
 
 def random_examples(count: int, seed: int = 0, vocab_size: int = 20) -> list:

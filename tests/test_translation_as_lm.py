@@ -5,7 +5,6 @@ import json
 
 import pytest
 import torch
-from helpers.training.language_model import next_token_loss
 
 from helpers.paths import DOCS_DIR
 from helpers.train.translation_as_lm import (
@@ -16,6 +15,7 @@ from helpers.train.translation_as_lm import (
     main,
     run_experiment,
 )
+from helpers.training.language_model import next_token_loss
 
 MODELS = ("encoder_decoder", "decoder_only")
 RUN_FIELDS = {"parameters", "n_layers", "pairs_per_step", "tokens_per_step", "test_bleu", "example"}

@@ -7,7 +7,6 @@ import math
 from collections.abc import Sequence
 
 import torch
-from helpers.decoding.search import evaluation_mode
 
 from helpers.checks import (
     check_filter_options,
@@ -16,6 +15,7 @@ from helpers.checks import (
     check_samples,
 )
 from helpers.data.corpus.recognizer import is_grammatical
+from helpers.decoding.search import evaluation_mode
 
 
 def filter_logits(logits: torch.Tensor, top_k: int | None = None, top_p: float | None = None):

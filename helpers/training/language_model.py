@@ -7,11 +7,11 @@ import random
 from collections.abc import Iterator, Sequence
 
 import torch
-from helpers.training.transformer import History, label_smoothing_loss, train_on_batches
 
 from helpers.checks import check_positive_int
 from helpers.model.gpt import GPT
 from helpers.text.vocab import pad_sequences
+from helpers.training.transformer import History, label_smoothing_loss, train_on_batches
 
 
 def language_model_batches(

@@ -9,10 +9,10 @@ from dataclasses import dataclass, replace
 
 import torch
 import torch.nn.functional as F
-from helpers.decoding.search import greedy_decode
 from torch import nn
 
 from helpers.data.corpus import load_corpus
+from helpers.decoding.search import greedy_decode
 from helpers.model.torch_reference import to_torch_reference
 from helpers.model.transformer import Transformer
 from tools.benchmark.measure import (
@@ -283,7 +283,6 @@ def bench_beam_search(rounds: int, sentences: int = 32, warmup: int = 0) -> Comp
     """Beam search (beam 4) of the shipped model on test sentences: every sentence's beams in one
     batch / one sentence at a time. Both give the same translations (asserted)."""
     from helpers.decoding.search import translate
-
     from helpers.pretrained import load_pretrained
 
     model, src_vocab, tgt_vocab, _ = load_pretrained()

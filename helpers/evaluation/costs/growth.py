@@ -15,11 +15,11 @@ from collections.abc import Mapping, Sequence
 import matplotlib.pyplot as plt
 import numpy as np
 import torch
-from helpers.evaluation.complexity import log_log_slope
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from helpers.display.shapes import format_table
+from helpers.evaluation.complexity import log_log_slope
 from helpers.language import tr
 
 MARKERS = ("o", "s", "^", "D", "v", "P")
