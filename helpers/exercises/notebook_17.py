@@ -1,5 +1,7 @@
 """Checks for the exercises of notebook 17 (the modern block, one change at a time).
 
+Hand-written: edit this file itself; no notebook generates it.
+
 Each check prints its answer in words and returns None; it never raises on a wrong or
 unfinished answer.
 """

@@ -1,6 +1,6 @@
 """``make modern-block``: notebook 17's measurement, the modern block one change at a time.
 
-Hand-written. Notebook 16's language model (``helpers.GPT``, the 2017-style block) against the
+Hand-written. Notebook 16's language model (``helpers.GPT``, built in notebook 13: the 2017-style block) against the
 same model with one switch of ``helpers.LlamaConfig`` turned on (Pre-LN, RMSNorm, rotary
 positions, SwiGLU, grouped-query attention, no biases), then all of them together, on notebook
 16's task: next-token loss on the English training sentences of the series' corpus, perplexity on
