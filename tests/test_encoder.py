@@ -142,8 +142,9 @@ def test_bad_input_raises_value_errors_naming_the_argument():
     encoder = Encoder(VOCAB, D_MODEL, N_HEADS, D_FF, N_LAYERS)
     src = padded_batch()
     # Ids without a batch dimension: the Transformer's entry point checks them; inside, an assert.
-    with pytest.raises(AssertionError, match="src"):
+    with pytest.raises(AssertionError) as failure:
         encoder(src[0], padding_mask(src, PAD))
+    assert "src: token ids" in str(failure.traceback[-1].statement)  # the failed assert's comment
     with pytest.raises(ValueError, match="^src_mask: expected a bool tensor"):
         encoder(src, padding_mask(src, PAD).to(torch.uint8))
     with pytest.raises(ValueError, match="n_heads"):
