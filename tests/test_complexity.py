@@ -392,6 +392,12 @@ def test_growth_table_without_a_fit_has_no_slope_column(capsys):
     assert capsys.readouterr().out.splitlines()[1].split() == ["layer", "n=1", "n=2"]
 
 
+def test_growth_table_label_heads_the_column_of_series_names(capsys):
+    # Notebook 17's rows are attention implementations, not layers.
+    growth_table("ops", [1, 2], {"tiles": [1, 2]}, digits=0, label="attention")
+    assert capsys.readouterr().out.splitlines()[1].split() == ["attention", "n=1", "n=2"]
+
+
 def test_plot_growth_draws_every_series_and_visible_reference_lines():
     import matplotlib.pyplot as plt
 

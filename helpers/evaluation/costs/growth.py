@@ -33,16 +33,18 @@ def growth_table(
     fit_from: int | None = None,
     scale: float = 1.0,
     digits: int = 1,
+    label: str | None = None,
 ) -> dict[str, float]:
     """Print ``title`` and a table: one row per series, its values / scale at each n, and (with
-    ``fit_from``) the log-log slope fitted on n >= fit_from. Returns {name: slope} ({} without)."""
+    ``fit_from``) the log-log slope fitted on n >= fit_from. ``label`` heads the column of series
+    names ("layer" when None). Returns {name: slope} ({} without)."""
     slopes = {}
     if fit_from is not None:
         start = next(index for index, n in enumerate(ns) if n >= fit_from)
         slopes = {
             name: log_log_slope(ns[start:], values[start:]) for name, values in series.items()
         }
-    header = [tr("layer"), *[f"n={n}" for n in ns]]
+    header = [tr("layer") if label is None else label, *[f"n={n}" for n in ns]]
     if fit_from is not None:
         header.append(tr("slope (n >= {n})").format(n=fit_from))
     rows = []
