@@ -19,6 +19,7 @@ from bs4 import BeautifulSoup
 from helpers.paths import CHINESE_FONT_FILE, ROOT
 from tools import docs
 from tools.docs.site import default_jobs
+from tools.notebook_format import DEEP_DIVE_TITLE
 from tools.reading import CODE_LINES_PER_MINUTE, WORDS_PER_MINUTE, reading_minutes
 
 NOTEBOOK_PATHS = docs.numbered_notebooks(docs.NOTEBOOKS)
@@ -63,6 +64,12 @@ def soup(path: Path) -> BeautifulSoup:
 
 def notebook(path: Path):
     return nbformat.read(str(path), as_version=4)
+
+
+def source_notebook(page: Path) -> Path:
+    """The notebook a page of the site was made from."""
+    edition = docs.NOTEBOOKS / "zh" if page.parent.name == "zh" else docs.NOTEBOOKS
+    return (edition / page.name).with_suffix(".ipynb")
 
 
 def all_pages(folder: Path) -> list[Path]:
@@ -604,26 +611,61 @@ def test_the_command_line_reports_bad_arguments(tmp_path, capsys):
     assert "--jobs: invalid int value: 'two'" in capsys.readouterr().err
 
 
-def test_deep_dives_are_folded_on_the_web_page():
-    def cell(body: str) -> str:
-        return f'<div class="jp-Cell jp-MarkdownCell">{body}</div>'
+def test_deep_dives_are_marked_for_folding():
+    cells = [
+        nbformat.v4.new_markdown_cell("## 1 · Core\n\na"),
+        nbformat.v4.new_markdown_cell("text\n\n## Deep dive · The `mask`, once more\n\nb"),
+        nbformat.v4.new_markdown_cell("### Inside"),
+        nbformat.v4.new_code_cell("x = 1"),
+        nbformat.v4.new_markdown_cell("```\n## 2 · only code\n```"),  # no heading: fenced
+        nbformat.v4.new_markdown_cell("## 2 · Back on the core path"),
+        nbformat.v4.new_markdown_cell("### Deep dive · Last"),
+        nbformat.v4.new_code_cell("y = 2"),
+    ]
+    notebook = nbformat.v4.new_notebook(cells=cells)
+    assert docs.mark_deep_dives(notebook) == 2
+    marks = [
+        (cell.metadata.get("site_deep_dive"), cell.metadata.get("site_deep_dive_end"))
+        for cell in notebook.cells
+    ]
+    assert marks == [
+        (None, None),
+        ("Deep dive · The mask, once more", None),  # the heading's text, as the page shows it
+        (None, None),
+        (None, None),
+        (None, True),  # the next heading of level 2 ends it
+        (None, None),
+        ("Deep dive · Last", None),
+        (None, True),  # runs to the end of the notebook
+    ]
 
-    page = (
-        "<html><body><main>"
-        + cell("<h2>1 · Core</h2><p>a</p>")
-        + cell("<h2>Deep dive · More¶</h2><p>b</p>")
-        + cell("<h3>Inside</h3>")
-        + '<div class="jp-Cell jp-CodeCell"><pre>x = 1</pre></div>'
-        + cell("<h2>2 · Back on the core path</h2>")
-        + "</main></body></html>"
-    )
-    folded = BeautifulSoup(docs.fold_deep_dives(page), "html.parser")
-    details = folded.find_all("details")
-    assert len(details) == 1 and "open" not in details[0].attrs
-    assert details[0].summary.get_text() == "Deep dive · More"
-    inside = [c.get_text(" ", strip=True) for c in details[0].find_all(class_="jp-Cell")]
-    assert inside == ["Deep dive · More¶ b", "Inside", "x = 1"]
-    assert "Back on the core path" not in details[0].get_text()
+
+def test_every_deep_dive_is_folded_on_its_page(site):
+    folder, _, _ = site
+    folded = 0
+    for page in all_pages(folder):
+        if not source_notebook(page).is_file():
+            continue  # the index and the teacher's page
+        source = notebook(source_notebook(page))
+        titles = [
+            heading[1]
+            for cell in source.cells
+            if (heading := docs.pages.first_heading(cell)) and DEEP_DIVE_TITLE.match(heading[1])
+        ]
+        details = soup(page).select("main > details.site-deep-dive")
+        summaries = [block.summary.get_text() for block in details]
+        # in order; a deep dive inside another one is folded with it
+        assert summaries == [title for title in titles if title in summaries], page.name
+        assert bool(summaries) == bool(titles), page.name
+        for block in details:
+            first = block.find(class_="jp-Cell")
+            assert first is not None and block.summary.get_text() in first.get_text(" ", strip=True)
+            assert "open" not in block.attrs
+        headings = soup(page).select("main > div.jp-Cell :is(h1, h2, h3, h4)")
+        outside = [h for h in headings if DEEP_DIVE_TITLE.match(h.get_text(" ", strip=True))]
+        assert not outside, (page.name, outside[:1])  # every deep dive is inside its <details>
+        folded += len(details)
+    assert folded >= 20, f"only {folded} deep dives folded in the whole site"
 
 
 # ---------------------------------------------------------------- explorers (live widgets)
@@ -668,9 +710,7 @@ def test_no_page_shows_a_widget_repr(site):
         text = soup(page).get_text()
         assert "VBox(children=" not in text, page.name
         language = "zh" if page.parent.name == "zh" else "en"
-        path = (docs.NOTEBOOKS / ("zh" if language == "zh" else "") / page.name).with_suffix(
-            ".ipynb"
-        )
+        path = source_notebook(page)
         if path.stem in STEMS and widget_outputs(path):
             assert text.count(docs.WIDGET_NOTE[language]) == widget_outputs(path), page.name
             checked += 1

@@ -1,5 +1,5 @@
 """One notebook as an HTML page: nbconvert with the site's template, MathJax served from local
-files, links between notebooks pointed at their pages, deep dives folded."""
+files, links between notebooks pointed at their pages, deep dives folded (by the template)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import subprocess
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
+from bs4 import BeautifulSoup
 from markupsafe import Markup
 from nbconvert import HTMLExporter
 from nbconvert.filters.markdown_mistune import markdown2html_mistune
@@ -17,7 +18,7 @@ from traitlets.config import Config
 
 from helpers.paths import ROOT
 from tools.docs.notebooks import read_notebook
-from tools.notebook_format import DEEP_DIVE_TITLE
+from tools.notebook_format import DEEP_DIVE_TITLE, cell_text
 
 TEMPLATES = ROOT / "docs" / "templates"
 
@@ -176,54 +177,57 @@ def render_notebook(path: Path, title: str, site: dict) -> str:
     notebook = read_notebook(path)
     notebook.metadata["title"] = title
     replace_widget_outputs(notebook, site.get("lang", "en"))
+    mark_deep_dives(notebook)
     html, _ = _EXPORTER.from_notebook_node(
         notebook, resources={"site": site, "metadata": {"name": path.stem}}
     )
-    return fold_deep_dives(html)
+    return html
 
 
-def _first_heading(cell) -> object | None:
-    return cell.find(re.compile(r"^h[1-6]$")) if hasattr(cell, "find") else None
+# A Markdown heading line (ATX): its level and its text.
+MARKDOWN_HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*$")
 
 
-def fold_deep_dives(html: str) -> str:
-    """Fold each deep-dive section of a notebook page into a closed ``<details>``.
+def first_heading(cell) -> tuple[int, str] | None:
+    """The level and the plain text of a Markdown cell's first heading, None when it has none
+    (lines inside a fenced code block are not headings)."""
+    if cell.get("cell_type") != "markdown":
+        return None
+    fenced = False
+    for line in cell_text(cell).splitlines():
+        if line.lstrip().startswith(("```", "~~~")):
+            fenced = not fenced
+        elif not fenced and (match := MARKDOWN_HEADING.match(line)):
+            text = BeautifulSoup(markdown_html(match[2], inline=True), "html.parser")
+            return len(match[1]), text.get_text().strip()
+    return None
+
+
+def mark_deep_dives(notebook) -> int:
+    """Mark each deep-dive section of a notebook for folding, in place; return how many.
 
     A deep dive starts at a cell whose first heading reads "Deep dive · ..." and runs to the next
-    cell whose first heading is of the same or a higher level, as in JupyterLab. The reader sees
-    its title and opens it with a click.
+    cell whose first heading is of the same or a higher level, as in JupyterLab. Its first cell
+    gets the metadata ``site_deep_dive`` (the title), its last ``site_deep_dive_end``; the site's
+    template wraps the cells between in a closed ``<details>``, so the reader sees the title and
+    opens the section with a click.
     """
-    from bs4 import BeautifulSoup
-
-    soup = BeautifulSoup(html, "html.parser")
-    main = soup.find("main")
-    if main is None:
-        return html
-    cells = [
-        child for child in main.find_all(recursive=False) if "jp-Cell" in child.get("class", [])
-    ]
-    index = 0
+    cells, index, found = notebook.cells, 0, 0
     while index < len(cells):
-        heading = _first_heading(cells[index])
-        title = heading.get_text(" ", strip=True).rstrip("¶").strip() if heading else ""
-        if not heading or not DEEP_DIVE_TITLE.match(title):
+        heading = first_heading(cells[index])
+        if heading is None or not DEEP_DIVE_TITLE.match(heading[1]):
             index += 1
             continue
-        level, end = int(heading.name[1]), index + 1
+        level, end = heading[0], index + 1
         while end < len(cells):
-            other = _first_heading(cells[end])
-            if other is not None and int(other.name[1]) <= level:
+            other = first_heading(cells[end])
+            if other is not None and other[0] <= level:
                 break
             end += 1
-        details = soup.new_tag("details", attrs={"class": "site-deep-dive"})
-        summary = soup.new_tag("summary")
-        summary.string = title
-        details.append(summary)
-        cells[index].insert_before(details)
-        for cell in cells[index:end]:
-            details.append(cell.extract())
-        index = end
-    return str(soup)
+        cells[index].metadata["site_deep_dive"] = heading[1]
+        cells[end - 1].metadata["site_deep_dive_end"] = True
+        found, index = found + 1, end
+    return found
 
 
 def _render_job(job: tuple[Path, str, dict]) -> str:
