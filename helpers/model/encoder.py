@@ -29,7 +29,8 @@ class EncoderLayer(nn.Module):
 
     def forward(self, x: torch.Tensor, src_mask: torch.Tensor | None, need_weights: bool = False):
         """x: (batch, src_len, d_model); src_mask: bool (batch, 1, 1, src_len), True at real tokens.
-        Returns the new x and, when need_weights, the weights (batch, n_heads, src_len, src_len)."""
+        Returns (new x, weights): the weights (batch, n_heads, src_len, src_len), or None unless
+        need_weights."""
         kept = {}  # the self-attention weights, for plots (None unless need_weights)
 
         def self_attention(y: torch.Tensor) -> torch.Tensor:  # queries, keys and values: all y
