@@ -32,6 +32,40 @@ def test_setup_makes_random_draws_repeat_and_returns_the_cpu():
     assert torch.get_num_threads() == 1
 
 
+def test_the_plot_style_is_seaborns_white_theme_without_importing_seaborn():
+    import subprocess
+    import sys
+
+    import matplotlib as mpl
+    import seaborn as sns
+
+    from helpers.display.setup import PLOT_SETTINGS, _set_plot_style
+
+    def style() -> tuple[dict, dict]:
+        codes = {code: mpl.colors.to_rgb(code) for code in "bgrmyck"}
+        return dict(mpl.rcParams), codes
+
+    saved = dict(mpl.colors.colorConverter.colors)
+    try:
+        with mpl.rc_context():
+            mpl.rcdefaults()
+            sns.set_theme(style="white", context="notebook")
+            mpl.rcParams.update(PLOT_SETTINGS)
+            expected = style()
+        mpl.colors.colorConverter.colors.update(saved)
+        mpl.colors.colorConverter.cache.clear()
+        with mpl.rc_context():
+            mpl.rcdefaults()
+            _set_plot_style("en")
+            assert style() == expected
+    finally:
+        mpl.colors.colorConverter.colors.update(saved)
+        mpl.colors.colorConverter.cache.clear()
+    code = "import sys, helpers; helpers.setup_notebook(); print('seaborn' in sys.modules)"
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert run.stdout.strip() == "False"
+
+
 @pytest.mark.parametrize(
     ("arguments", "named"),
     [({"seed": -1}, "seed"), ({"threads": 0}, "threads"), ({"precision": -2}, "precision")],

@@ -78,20 +78,48 @@ def use_chinese_font() -> str:
     return CHINESE_FONT
 
 
+# seaborn's theme, written out: what ``seaborn.set_theme(style="white", context="notebook")`` sets
+# (seaborn 0.13; its "deep" palette as the colour cycle and as the colour codes "b", "g", ...).
+# Importing seaborn at every notebook's start costs about a second (it imports pandas) for
+# settings that never change; tests/test_display_helpers.py checks these equal seaborn's own.
+SEABORN_DEEP = ["#4C72B0", "#DD8452", "#55A868", "#C44E52", "#8172B3",
+                "#937860", "#DA8BC3", "#8C8C8C", "#CCB974", "#64B5CD"]  # fmt: skip
+SEABORN_COLOR_CODES = {"b": "#4C72B0", "g": "#55A868", "r": "#C44E52", "m": "#8172B3",
+                       "y": "#CCB974", "c": "#64B5CD", "k": (0.1, 0.1, 0.1)}  # fmt: skip
+SEABORN_WHITE_NOTEBOOK = {
+    "axes.axisbelow": True, "axes.edgecolor": ".15", "axes.labelcolor": ".15",
+    "axes.labelsize": 12.0, "axes.linewidth": 1.25, "axes.titlesize": 12.0,
+    "font.sans-serif": ["Arial", "DejaVu Sans", "Liberation Sans", "Bitstream Vera Sans",
+                        "sans-serif"],
+    "font.size": 12.0, "grid.color": ".8", "grid.linewidth": 1.0, "image.cmap": "rocket",
+    "legend.fontsize": 11.0, "legend.title_fontsize": 12.0, "lines.solid_capstyle": "round",
+    "patch.edgecolor": "w", "patch.force_edgecolor": True, "text.color": ".15",
+    "xtick.bottom": False, "xtick.color": ".15", "xtick.labelsize": 11.0,
+    "xtick.major.size": 6.0, "xtick.major.width": 1.25, "xtick.minor.size": 4.0,
+    "xtick.minor.width": 1.0, "ytick.color": ".15", "ytick.labelsize": 11.0, "ytick.left": False,
+    "ytick.major.size": 6.0, "ytick.major.width": 1.25, "ytick.minor.size": 4.0,
+    "ytick.minor.width": 1.0,
+}  # fmt: skip
+# The project's own settings, over seaborn's.
+PLOT_SETTINGS = {
+    "figure.dpi": 100,
+    "savefig.dpi": 100,
+    "figure.figsize": (6.0, 4.0),
+    "image.cmap": "viridis",
+    "svg.hashsalt": "transformer-step-by-step",
+}
+
+
 def _set_plot_style(language: str = "en") -> None:
     import matplotlib as mpl
-    import seaborn as sns
+    from cycler import cycler
 
-    sns.set_theme(style="white", context="notebook")
-    mpl.rcParams.update(
-        {
-            "figure.dpi": 100,
-            "savefig.dpi": 100,
-            "figure.figsize": (6.0, 4.0),
-            "image.cmap": "viridis",
-            "svg.hashsalt": "transformer-step-by-step",
-        }
-    )
+    mpl.rcParams.update(SEABORN_WHITE_NOTEBOOK)
+    deep = [mpl.colors.to_rgb(color) for color in SEABORN_DEEP]
+    mpl.rcParams["axes.prop_cycle"] = cycler(color=deep)
+    for code, color in SEABORN_COLOR_CODES.items():
+        mpl.colors.colorConverter.colors[code] = mpl.colors.to_rgb(color)
+    mpl.rcParams.update(PLOT_SETTINGS)
     if language == "zh":
         fonts = [use_chinese_font(), "DejaVu Sans"]
         mpl.rcParams["font.sans-serif"] = fonts + list(mpl.rcParams["font.sans-serif"])
