@@ -430,6 +430,28 @@ def test_sampling_view_is_what_the_sampler_draws_from():
     assert unfiltered["entropy"] > view["entropy"] > 0
 
 
+def test_the_explorer_title_says_a_filter_is_off_in_words():
+    import matplotlib.pyplot as plt
+
+    from helpers.explore.sampling import TOY_LOGITS, TOY_WORDS, draw_sampling, sampling_view
+    from helpers.language import current_language, set_language
+
+    def title(top_k, top_p):
+        figure = draw_sampling(sampling_view(TOY_LOGITS, TOY_WORDS, 1.0, top_k, top_p))
+        text = figure.axes[0].get_title()
+        plt.close(figure)
+        return text
+
+    assert title(0, 0.8) == "T = 1, top_k off, top_p = 0.8"
+    assert title(3, 1.0) == "T = 1, top_k = 3, top_p off"
+    before = current_language()
+    set_language("zh")
+    try:
+        assert title(0, 1.0) == "T = 1，top_k 关闭，top_p 关闭"
+    finally:
+        set_language(before)
+
+
 def test_moving_the_sampling_sliders_changes_the_kept_tokens():
     from helpers.explore.sampling import explore_sampling
 

@@ -69,8 +69,14 @@ def draw_sampling(view: dict) -> Figure:
     ax.set_xticks(list(positions), view["words"])
     ax.set_ylim(0, 1)
     ax.set_ylabel(tr("probability"))
-    top_k = view["top_k"] or "-"
-    ax.set_title(f"T = {view['temperature']:g}, top_k = {top_k}, top_p = {view['top_p']:g}")
+    # A filter that is off says so in words (top_k 0, top_p 1), not with a placeholder.
+    top_k = f"top_k = {view['top_k']}" if view["top_k"] else tr("top_k off")
+    top_p = f"top_p = {view['top_p']:g}" if view["top_p"] < 1 else tr("top_p off")
+    ax.set_title(
+        tr("T = {temperature}, {top_k}, {top_p}").format(
+            temperature=f"{view['temperature']:g}", top_k=top_k, top_p=top_p
+        )
+    )
     ax.legend(loc="upper right")
     fig.tight_layout()
     return fig
