@@ -42,13 +42,8 @@ setup: $(STAMP)
 lab: setup
 	$(VENV)/bin/jupyter lab --ServerApp.root_dir=notebooks $(if $(filter 0,$(shell id -u)),--allow-root)
 
-# One pytest worker more than the CPUs this process may use: while a notebook's kernel runs a cell
-# its worker waits, and while the worker compares the outputs the kernel waits, so one extra
-# worker keeps the cores busy (2 cores, notebooks 00-09: 71 s with 3 workers, 78-84 s with 2).
-TEST_WORKERS ?= $(shell $(PY) -c "import os; print(len(os.sched_getaffinity(0)) + 1 if hasattr(os, 'sched_getaffinity') else (os.cpu_count() or 1) + 1)")
-
 test: setup
-	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadscope
+	$(PY) -m pytest -n 2 --dist loadscope
 
 lint: setup
 	$(VENV)/bin/ruff check helpers tools tests notebooks conftest.py

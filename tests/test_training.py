@@ -3,6 +3,7 @@
 import math
 import re
 import warnings
+from types import SimpleNamespace
 
 import pytest
 import torch
@@ -22,6 +23,7 @@ from helpers.training.transformer import (
     smoothed_targets,
     token_budget_batches,
     train_model,
+    train_on_batches,
     warmup_lambda,
 )
 
@@ -367,6 +369,28 @@ def test_train_calls_after_step_at_the_end_of_every_step_with_the_current_weight
     assert all(not torch.equal(a, b) for (_, a), (_, b) in zip(seen, seen[1:], strict=False))
     assert torch.equal(seen[-1][1], model.encoder.layers[0].self_attention.w_o.weight)
     assert history.valid_step == [5, 10, 12]
+
+
+class AlwaysGuessesOne(torch.nn.Module):
+    """Scores that favour token 1 everywhere, by a margin a few small steps cannot close."""
+
+    def __init__(self):
+        super().__init__()
+        self.config = SimpleNamespace(pad_id=0, d_model=4)
+        self.bias = torch.nn.Parameter(torch.tensor([0.0, 5.0, 0.0, 0.0]))
+
+    def forward(self, ids):
+        return self.bias.expand(*ids.shape, 4)
+
+
+def test_train_on_batches_records_the_token_accuracy_over_the_non_pad_targets():
+    target = torch.tensor([[1, 1, 2, 0], [1, 3, 0, 0]])  # 5 real tokens, 3 of them 1; 3 pads
+    batches = iter([((target,), target)] * 3)
+    history = train_on_batches(
+        AlwaysGuessesOne(), batches, steps=3, warmup_steps=1, lr_factor=1e-3, progress=False
+    )
+    assert history.step == [1, 2, 3]
+    assert history.accuracy == pytest.approx([3 / 5] * 3)  # the pads neither count nor score
 
 
 def test_evaluate_loss_restores_mode_and_is_token_weighted():

@@ -316,6 +316,10 @@ GOOD_TGT = torch.tensor([[1, 2]])
         (lambda m: m(torch.tensor([[-1, 2]]), GOOD_TGT), "src"),
         (lambda m: m(GOOD_SRC, torch.tensor([[1, 13]])), "tgt"),
         (lambda m: m(GOOD_SRC, GOOD_TGT.expand(2, -1)), "tgt"),
+        # encode alone (notebook 12 calls it before decoding one position at a time)
+        (lambda m: m.encode(GOOD_SRC.float()), "src"),
+        (lambda m: m.encode(torch.tensor([[1, 11]])), "src"),
+        (lambda m: m.encode(torch.ones(1, 11, dtype=torch.long)), "src"),
         (lambda m: m([[1, 2]], GOOD_TGT), "src"),
         (lambda m: m.decode(GOOD_TGT, torch.zeros(1, 4, 16), GOOD_SRC), "memory"),
         (lambda m: m.decode(GOOD_TGT.expand(2, -1), torch.zeros(1, 3, 16), GOOD_SRC), "tgt"),

@@ -1,9 +1,9 @@
-"""The order in which `make test`'s workers take the test files: longest first.
+"""The order in which `make test`'s two workers take the test files: longest first.
 
 pytest-xdist's ``--dist loadscope`` hands out one file (one notebook, one test module) at a time,
 by default those with the most tests first. The time goes elsewhere: notebook 15 alone takes
 longer than most of the unit tests together. If a long notebook starts last, one worker runs it
-alone while the others have nothing left to do. Starting the longest files first (each notebook's
+alone while the other has nothing left to do. Starting the longest files first (each notebook's
 time from docs/notebook_run_times.json, both editions; the slow test modules below) leaves the
 many short files to even out the end. The order changes when things run, never what runs.
 """
@@ -24,14 +24,15 @@ RUN_TIMES = ROOT / "docs" / "notebook_run_times.json"
 # on an idle 2-core CPU (2026-11-28), so comparable with the notebooks' times; every other module
 # counts as short.
 SLOW_TEST_MODULES = {
-    "test_docs.py": 32.0,  # builds the website of every notebook, both languages
-    "test_train_command.py": 29.0,  # real training runs, two ranks, a killed and resumed run
-    "test_dictionary.py": 20.0,  # reads the dictionary; notebook 15's first cell without it
-    "test_bpe.py": 15.0,  # against Hugging Face's tokenizers on the dictionary
-    "test_student.py": 14.0,
-    "test_explore.py": 10.0,
-    "test_benchmark.py": 8.0,
-    "test_chinese_font.py": 7.0,
+    "test_docs.py": 37.0,  # builds the website of every notebook, both languages
+    "test_train_command.py": 24.0,  # real training runs, two ranks, a killed and resumed run
+    "test_bpe.py": 9.0,  # against Hugging Face's tokenizers on the dictionary
+    "test_student.py": 8.0,
+    "test_chinese_edition.py": 7.0,
+    "test_benchmark.py": 7.0,
+    "test_explore.py": 6.0,
+    "test_corpus.py": 6.0,
+    "test_chinese_font.py": 5.0,
 }
 
 

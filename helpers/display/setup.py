@@ -112,11 +112,10 @@ PLOT_SETTINGS = {
 
 def _set_plot_style(language: str = "en") -> None:
     import matplotlib as mpl
-    from cycler import cycler
 
     mpl.rcParams.update(SEABORN_WHITE_NOTEBOOK)
     deep = [mpl.colors.to_rgb(color) for color in SEABORN_DEEP]
-    mpl.rcParams["axes.prop_cycle"] = cycler(color=deep)
+    mpl.rcParams["axes.prop_cycle"] = mpl.cycler(color=deep)
     for code, color in SEABORN_COLOR_CODES.items():
         mpl.colors.colorConverter.colors[code] = mpl.colors.to_rgb(color)
     mpl.rcParams.update(PLOT_SETTINGS)
