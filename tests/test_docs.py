@@ -19,7 +19,7 @@ from bs4 import BeautifulSoup
 from helpers.paths import CHINESE_FONT_FILE, ROOT
 from tools import docs
 from tools.docs.site import default_jobs
-from tools.notebook_format import DEEP_DIVE_TITLE
+from tools.notebook_format import DEEP_DIVE_TITLE, is_deep_dive_heading
 from tools.reading import CODE_LINES_PER_MINUTE, WORDS_PER_MINUTE, reading_minutes
 
 NOTEBOOK_PATHS = docs.numbered_notebooks(docs.NOTEBOOKS)
@@ -614,7 +614,7 @@ def test_the_command_line_reports_bad_arguments(tmp_path, capsys):
 def test_deep_dives_are_marked_for_folding():
     cells = [
         nbformat.v4.new_markdown_cell("## 1 · Core\n\na"),
-        nbformat.v4.new_markdown_cell("text\n\n## Deep dive · The `mask`, once more\n\nb"),
+        nbformat.v4.new_markdown_cell("## Deep dive · The `mask`, once more\n\nb"),
         nbformat.v4.new_markdown_cell("### Inside"),
         nbformat.v4.new_code_cell("x = 1"),
         nbformat.v4.new_markdown_cell("```\n## 2 · only code\n```"),  # no heading: fenced
@@ -647,11 +647,7 @@ def test_every_deep_dive_is_folded_on_its_page(site):
         if not source_notebook(page).is_file():
             continue  # the index and the teacher's page
         source = notebook(source_notebook(page))
-        titles = [
-            heading[1]
-            for cell in source.cells
-            if (heading := docs.pages.first_heading(cell)) and DEEP_DIVE_TITLE.match(heading[1])
-        ]
+        titles = [docs.pages.deep_dive_title(c) for c in source.cells if is_deep_dive_heading(c)]
         details = soup(page).select("main > details.site-deep-dive")
         summaries = [block.summary.get_text() for block in details]
         # in order; a deep dive inside another one is folded with it

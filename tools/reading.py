@@ -45,20 +45,34 @@ def count_words(text: str) -> int:
     return words + round(cjk / CJK_CHARACTERS_PER_WORD)
 
 
+def deep_dive_sections(cells: list[dict]) -> list[tuple[int, int]]:
+    """Each deep-dive section as (its first cell, one past its last cell), in order. A section
+    starts at a markdown cell whose first line is a deep-dive heading and ends before the next
+    heading of the same or a higher level; a deep dive inside another belongs to the outer one."""
+    sections, start, level = [], 0, None  # level: the heading level of the deep dive we are in
+    for index, cell in enumerate(cells):
+        if cell.get("cell_type") != "markdown":
+            continue
+        first_line = cell_text(cell).lstrip("\n").split("\n", 1)[0]
+        heading = HEADING.match(first_line)
+        if not heading:
+            continue
+        depth = len(heading["hashes"])
+        if level is not None and depth <= level:
+            sections.append((start, index))
+            level = None
+        if level is None and DEEP_DIVE_HEADING.match(first_line):
+            start, level = index, depth
+    if level is not None:
+        sections.append((start, len(cells)))
+    return sections
+
+
 def deep_dive_flags(cells: list[dict]) -> list[bool]:
     """For each cell, whether it belongs to a deep-dive section."""
-    flags, level = [], None  # level: the heading level of the deep dive we are in, if any
-    for cell in cells:
-        if cell.get("cell_type") == "markdown":
-            first_line = cell_text(cell).lstrip("\n").split("\n", 1)[0]
-            heading = HEADING.match(first_line)
-            if heading:
-                depth = len(heading["hashes"])
-                if DEEP_DIVE_HEADING.match(first_line):
-                    level = depth if level is None or depth <= level else level
-                elif level is not None and depth <= level:
-                    level = None
-        flags.append(level is not None)
+    flags = [False] * len(cells)
+    for start, end in deep_dive_sections(cells):
+        flags[start:end] = [True] * (end - start)
     return flags
 
 

@@ -18,7 +18,8 @@ from traitlets.config import Config
 
 from helpers.paths import ROOT
 from tools.docs.notebooks import read_notebook
-from tools.notebook_format import DEEP_DIVE_TITLE, cell_text
+from tools.notebook_format import cell_text
+from tools.reading import deep_dive_sections
 
 TEMPLATES = ROOT / "docs" / "templates"
 
@@ -184,50 +185,25 @@ def render_notebook(path: Path, title: str, site: dict) -> str:
     return html
 
 
-# A Markdown heading line (ATX): its level and its text.
-MARKDOWN_HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*$")
-
-
-def first_heading(cell) -> tuple[int, str] | None:
-    """The level and the plain text of a Markdown cell's first heading, None when it has none
-    (lines inside a fenced code block are not headings)."""
-    if cell.get("cell_type") != "markdown":
-        return None
-    fenced = False
-    for line in cell_text(cell).splitlines():
-        if line.lstrip().startswith(("```", "~~~")):
-            fenced = not fenced
-        elif not fenced and (match := MARKDOWN_HEADING.match(line)):
-            text = BeautifulSoup(markdown_html(match[2], inline=True), "html.parser")
-            return len(match[1]), text.get_text().strip()
-    return None
+def deep_dive_title(cell) -> str:
+    """The plain text of a deep dive's heading (its cell's first line), as the page shows it."""
+    heading = cell_text(cell).lstrip("\n").split("\n", 1)[0].lstrip("#").strip()
+    return BeautifulSoup(markdown_html(heading, inline=True), "html.parser").get_text().strip()
 
 
 def mark_deep_dives(notebook) -> int:
     """Mark each deep-dive section of a notebook for folding, in place; return how many.
 
-    A deep dive starts at a cell whose first heading reads "Deep dive · ..." and runs to the next
-    cell whose first heading is of the same or a higher level, as in JupyterLab. Its first cell
-    gets the metadata ``site_deep_dive`` (the title), its last ``site_deep_dive_end``; the site's
-    template wraps the cells between in a closed ``<details>``, so the reader sees the title and
-    opens the section with a click.
+    The sections are tools.reading's (a deep-dive heading to the next heading of the same or a
+    higher level, as in JupyterLab). A section's first cell gets the metadata ``site_deep_dive``
+    (its title), its last ``site_deep_dive_end``; the site's template wraps the cells between in a
+    closed ``<details>``, so the reader sees the title and opens the section with a click.
     """
-    cells, index, found = notebook.cells, 0, 0
-    while index < len(cells):
-        heading = first_heading(cells[index])
-        if heading is None or not DEEP_DIVE_TITLE.match(heading[1]):
-            index += 1
-            continue
-        level, end = heading[0], index + 1
-        while end < len(cells):
-            other = first_heading(cells[end])
-            if other is not None and other[0] <= level:
-                break
-            end += 1
-        cells[index].metadata["site_deep_dive"] = heading[1]
-        cells[end - 1].metadata["site_deep_dive_end"] = True
-        found, index = found + 1, end
-    return found
+    sections = deep_dive_sections(notebook.cells)
+    for start, end in sections:
+        notebook.cells[start].metadata["site_deep_dive"] = deep_dive_title(notebook.cells[start])
+        notebook.cells[end - 1].metadata["site_deep_dive_end"] = True
+    return len(sections)
 
 
 def _render_job(job: tuple[Path, str, dict]) -> str:
