@@ -45,10 +45,14 @@ def is_solution(cell: dict) -> bool:
     )
 
 
+def first_line(cell: dict) -> str:
+    """A cell's first line that is not empty at its start (where a markdown cell's heading is)."""
+    return cell_text(cell).lstrip("\n").split("\n", 1)[0]
+
+
 def is_deep_dive_heading(cell: dict) -> bool:
     """A markdown cell whose first line is a ``Deep dive ·`` heading."""
-    first_line = cell_text(cell).lstrip("\n").split("\n", 1)[0]
-    return cell.get("cell_type") == "markdown" and bool(DEEP_DIVE_HEADING.match(first_line))
+    return cell.get("cell_type") == "markdown" and bool(DEEP_DIVE_HEADING.match(first_line(cell)))
 
 
 def canonical_cell_metadata(cell: dict) -> None:

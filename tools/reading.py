@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from helpers.paths import numbered_notebooks
-from tools.notebook_format import DEEP_DIVE_HEADING, cell_text, is_deep_dive_heading
+from tools.notebook_format import cell_text, first_line, is_deep_dive_heading
 
 HEADING = re.compile(r"^(?P<hashes>#{1,6})\s+\S")
 WORDS_PER_MINUTE = 200
@@ -53,15 +53,14 @@ def deep_dive_sections(cells: list[dict]) -> list[tuple[int, int]]:
     for index, cell in enumerate(cells):
         if cell.get("cell_type") != "markdown":
             continue
-        first_line = cell_text(cell).lstrip("\n").split("\n", 1)[0]
-        heading = HEADING.match(first_line)
+        heading = HEADING.match(first_line(cell))
         if not heading:
             continue
         depth = len(heading["hashes"])
         if level is not None and depth <= level:
             sections.append((start, index))
             level = None
-        if level is None and DEEP_DIVE_HEADING.match(first_line):
+        if level is None and is_deep_dive_heading(cell):
             start, level = index, depth
     if level is not None:
         sections.append((start, len(cells)))

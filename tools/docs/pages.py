@@ -18,7 +18,7 @@ from traitlets.config import Config
 
 from helpers.paths import ROOT
 from tools.docs.notebooks import read_notebook
-from tools.notebook_format import cell_text
+from tools.notebook_format import first_line
 from tools.reading import deep_dive_sections
 
 TEMPLATES = ROOT / "docs" / "templates"
@@ -187,7 +187,7 @@ def render_notebook(path: Path, title: str, site: dict) -> str:
 
 def deep_dive_title(cell) -> str:
     """The plain text of a deep dive's heading (its cell's first line), as the page shows it."""
-    heading = cell_text(cell).lstrip("\n").split("\n", 1)[0].lstrip("#").strip()
+    heading = first_line(cell).lstrip("#").strip()
     return BeautifulSoup(markdown_html(heading, inline=True), "html.parser").get_text().strip()
 
 
