@@ -15,6 +15,7 @@ from pathlib import Path
 import nbformat
 import pytest
 from bs4 import BeautifulSoup
+from nbconvert import HTMLExporter
 
 from helpers.paths import CHINESE_FONT_FILE, ROOT
 from tools import docs
@@ -678,6 +679,13 @@ def widget_outputs(path: Path) -> int:
     )
 
 
+def page_settings(path: Path, language: str) -> dict:
+    """What tools.docs.site gives the template of one page, for a page rendered alone."""
+    return {"commit": "abc1234", "nbconvert_version": "x", "mathjax_url": "mathjax/MathJax.js",
+            "root": "", "lang": language, "switch": None, "prev": None, "next": None,
+            "from_notebook": path.name, "page": f"{path.stem}.html"}  # fmt: skip
+
+
 def test_a_widget_output_becomes_a_note_in_the_pages_language():
     for language, path in (
         ("en", docs.NOTEBOOKS / f"{WIDGET_NOTEBOOK}.ipynb"),
@@ -688,10 +696,7 @@ def test_a_widget_output_becomes_a_note_in_the_pages_language():
         assert count >= 1, f"{path.name} stores no explorer any more: pick another notebook"
         assert docs.replace_widget_outputs(stored, language) == count
         assert docs.replace_widget_outputs(stored, language) == 0  # nothing left to replace
-        site = {"commit": "abc1234", "nbconvert_version": "x", "mathjax_url": "mathjax/MathJax.js",
-                "root": "", "lang": language, "switch": None, "prev": None, "next": None,
-                "from_notebook": path.name, "page": f"{path.stem}.html"}  # fmt: skip
-        html = docs.render_notebook(path, "a title", site)
+        html = docs.render_notebook(path, "a title", page_settings(path, language))
         text = BeautifulSoup(html, "lxml").get_text()
         assert "VBox(children=" not in text and "widget-view" not in html
         assert text.count(docs.WIDGET_NOTE[language]) == count
@@ -711,3 +716,21 @@ def test_no_page_shows_a_widget_repr(site):
             assert text.count(docs.WIDGET_NOTE[language]) == widget_outputs(path), page.name
             checked += 1
     assert checked >= 2, "no page with an explorer was checked"
+
+
+def same_order_attributes(html: str) -> str:
+    """The page re-written by BeautifulSoup with every tag's attributes in name order."""
+    parsed = BeautifulSoup(html, "html.parser")
+    for tag in parsed.find_all(True):
+        tag.attrs = dict(sorted(tag.attrs.items()))
+    return str(parsed)
+
+
+def test_the_site_exporter_makes_the_document_nbconvert_makes():
+    # SiteExporter leaves out HTMLExporter's BeautifulSoup pass and adds its attributes itself.
+    path = docs.NOTEBOOKS / f"{WIDGET_NOTEBOOK}.ipynb"  # figures, outputs, a widget, a deep dive
+    settings = page_settings(path, "en")
+    ours = docs.render_notebook(path, "a title", settings)
+    theirs = docs.render_notebook(path, "a title", settings, docs.pages.site_exporter(HTMLExporter))
+    assert 'tabindex="0"' in ours and f'alt="{docs.pages.MISSING_ALT}"' in ours
+    assert same_order_attributes(ours) == same_order_attributes(theirs)

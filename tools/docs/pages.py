@@ -13,7 +13,10 @@ from pathlib import Path
 from bs4 import BeautifulSoup
 from markupsafe import Markup
 from nbconvert import HTMLExporter
+from nbconvert.exporters.templateexporter import TemplateExporter
+from nbconvert.filters.highlight import Highlight2HTML
 from nbconvert.filters.markdown_mistune import markdown2html_mistune
+from nbconvert.filters.widgetsdatatypefilter import WidgetsDataTypeFilter
 from traitlets.config import Config
 
 from helpers.paths import ROOT
@@ -119,12 +122,50 @@ def copy_mathjax(destination: Path, source: Path | None = None) -> int:
     return sum(path.stat().st_size for path in destination.rglob("*") if path.is_file())
 
 
-def site_exporter() -> HTMLExporter:
-    """nbconvert's HTML exporter with the site's template; stored outputs only, never executed."""
+# What nbconvert's HTMLExporter adds in its last pass: keyboard focus on every cell input and output
+# of the notebook, and an alternative text on every image without one (matplotlib's figures).
+FOCUSABLE_DIV = re.compile(
+    r'<div(?=[^>]*\sclass="(?:[^"]*\s)?jp-(?:Cell-inputWrapper|OutputArea-output)(?:\s[^"]*)?")'
+)
+IMAGE_WITHOUT_ALT = re.compile(r"<img(?![^>]*\salt=)")
+MISSING_ALT = "No description has been provided for this image"
+
+
+def add_focus_and_alt(html: str) -> str:
+    """tabindex="0" on each cell's input and output, alt on each image that has none."""
+    html = FOCUSABLE_DIV.sub('<div tabindex="0"', html)
+    return IMAGE_WITHOUT_ALT.sub(f'<img alt="{MISSING_ALT}"', html)
+
+
+class SiteExporter(HTMLExporter):
+    """nbconvert's HTMLExporter without its last pass, which parses and re-writes each page with
+    BeautifulSoup (half the site's build time) only to add the attributes of add_focus_and_alt:
+    they are added to the page's text instead. tests/test_docs.py checks that both exporters make
+    the same document."""
+
+    def from_notebook_node(self, nb, resources=None, **kw):
+        # HTMLExporter.from_notebook_node of nbconvert 7.17 (pinned), up to its BeautifulSoup pass
+        language = nb.metadata.get("language_info", {})
+        lexer = language.get("pygments_lexer", language.get("name", None))
+        highlight = self.filters.get(
+            "highlight_code", Highlight2HTML(pygments_lexer=lexer, parent=self)
+        )
+        resources = self._init_resources(resources)
+        data_types = WidgetsDataTypeFilter(
+            notebook_metadata=self._nb_metadata, parent=self, resources=resources
+        )
+        self.register_filter("highlight_code", highlight)
+        self.register_filter("filter_data_type", data_types)
+        html, resources = TemplateExporter.from_notebook_node(self, nb, resources, **kw)
+        return add_focus_and_alt(html), resources
+
+
+def site_exporter(exporter: type[HTMLExporter] = SiteExporter) -> HTMLExporter:
+    """The HTML exporter with the site's template; stored outputs only, never executed."""
     config = Config()
     config.CoalesceStreamsPreprocessor.enabled = True  # a progress bar's \r updates -> last state
     config.ExecutePreprocessor.enabled = False
-    return HTMLExporter(
+    return exporter(
         config=config,
         template_name="site",
         extra_template_basedirs=[str(TEMPLATES)],
@@ -170,16 +211,21 @@ def replace_widget_outputs(notebook, language: str = "en") -> int:
 _EXPORTER: HTMLExporter | None = None
 
 
-def render_notebook(path: Path, title: str, site: dict) -> str:
-    """One notebook as a page of the site (its stored outputs, with the site's navigation)."""
+def render_notebook(
+    path: Path, title: str, site: dict, exporter: HTMLExporter | None = None
+) -> str:
+    """One notebook as a page of the site (its stored outputs, with the site's navigation);
+    exporter: site_exporter()'s, made once per process when not given."""
     global _EXPORTER
-    if _EXPORTER is None:  # one exporter per process: building it parses the templates
-        _EXPORTER = site_exporter()
+    if exporter is None:
+        if _EXPORTER is None:  # one exporter per process: building it parses the templates
+            _EXPORTER = site_exporter()
+        exporter = _EXPORTER
     notebook = read_notebook(path)
     notebook.metadata["title"] = title
     replace_widget_outputs(notebook, site.get("lang", "en"))
     mark_deep_dives(notebook)
-    html, _ = _EXPORTER.from_notebook_node(
+    html, _ = exporter.from_notebook_node(
         notebook, resources={"site": site, "metadata": {"name": path.stem}}
     )
     return html
