@@ -433,6 +433,7 @@ def test_sampling_view_is_what_the_sampler_draws_from():
 def test_the_explorer_title_says_a_filter_is_off_in_words():
     import matplotlib.pyplot as plt
 
+    from helpers.display.setup import use_chinese_font
     from helpers.explore.sampling import TOY_LOGITS, TOY_WORDS, draw_sampling, sampling_view
     from helpers.language import current_language, set_language
 
@@ -446,8 +447,9 @@ def test_the_explorer_title_says_a_filter_is_off_in_words():
     assert title(3, 1.0) == "T = 1, top_k = 3, top_p off"
     before = current_language()
     set_language("zh")
-    try:
-        assert title(0, 1.0) == "T = 1，top_k 关闭，top_p 关闭"
+    try:  # drawn with the edition's font, as setup_notebook(language="zh") sets it
+        with plt.rc_context({"font.sans-serif": [use_chinese_font(), "DejaVu Sans"]}):
+            assert title(0, 1.0) == "T = 1，top_k 关闭，top_p 关闭"
     finally:
         set_language(before)
 
