@@ -24,7 +24,7 @@ RUN_TIMES = ROOT / "docs" / "notebook_run_times.json"
 # on an idle 2-core CPU (2026-11-28), so comparable with the notebooks' times; every other module
 # counts as short.
 SLOW_TEST_MODULES = {
-    "test_docs.py": 37.0,  # builds the website of every notebook, both languages
+    "test_docs.py": 25.0,  # builds the website of every notebook, both languages
     "test_train_command.py": 24.0,  # real training runs, two ranks, a killed and resumed run
     "test_bpe.py": 9.0,  # against Hugging Face's tokenizers on the dictionary
     "test_student.py": 8.0,
