@@ -161,7 +161,9 @@ class SiteExporter(HTMLExporter):
 
 
 def site_exporter(exporter: type[HTMLExporter] = SiteExporter) -> HTMLExporter:
-    """The HTML exporter with the site's template; stored outputs only, never executed."""
+    """The HTML exporter with the site's template; stored outputs only, never executed.
+
+    exporter: the class, SiteExporter (tests/test_docs.py compares it with nbconvert's own)."""
     config = Config()
     config.CoalesceStreamsPreprocessor.enabled = True  # a progress bar's \r updates -> last state
     config.ExecutePreprocessor.enabled = False
