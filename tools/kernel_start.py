@@ -1,6 +1,17 @@
 """Hand-written: how the test session starts a notebook's kernel (the root conftest wires it in)."""
 
+import atexit
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
 import warnings
+from pathlib import Path
+
+from nbval.kernel import CURRENT_ENV_KERNEL_NAME
+
+from tools.kernel_fork import SOCKET_VARIABLE
 
 
 def start_kernel_retrying_once(start):
@@ -26,3 +37,45 @@ def start_kernel_retrying_once(start):
             return start(*args, **kwargs)
 
     return start_kernel
+
+
+ZYGOTE_SCRIPT = Path(__file__).with_name("kernel_fork.py")
+LAUNCHER = ["-m", "ipykernel_launcher"]  # what the forked kernel runs instead (its arguments kept)
+_zygote: dict[str, object] = {}  # this process's zygote: "process" and "socket", once started
+
+
+def zygote_socket() -> str:
+    """The socket of this process's kernel zygote (tools/kernel_fork.py), started on first use;
+    it exits when this process does."""
+    if not _zygote:
+        folder = tempfile.mkdtemp(prefix="transformer-kernels-")
+        atexit.register(shutil.rmtree, folder, ignore_errors=True)
+        path = os.path.join(folder, "zygote")
+        command = [sys.executable, str(ZYGOTE_SCRIPT), "zygote", path, str(os.getpid())]
+        process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
+        atexit.register(stop_zygote, process)
+        if process.stdout.readline().strip() != "ready":
+            raise RuntimeError(f"the kernel zygote did not start: {' '.join(command)}")
+        _zygote.update(process=process, socket=path)
+    return _zygote["socket"]
+
+
+def stop_zygote(process: subprocess.Popen) -> None:
+    process.terminate()
+    process.wait()
+    process.stdout.close()
+
+
+def forking_kernelspec_manager(base: type) -> type:
+    """nbval's kernelspec manager (``base``), with the kernel of the current environment started
+    as a fork of this process's zygote (tools/kernel_fork.py) instead of a new Python."""
+
+    class ForkingKernelSpecManager(base):
+        def get_kernel_spec(self, kernel_name):
+            spec = super().get_kernel_spec(kernel_name)
+            if kernel_name == CURRENT_ENV_KERNEL_NAME and spec.argv[1:3] == LAUNCHER:
+                spec.argv = [sys.executable, str(ZYGOTE_SCRIPT), "kernel", *spec.argv[3:]]
+                spec.env = {**spec.env, SOCKET_VARIABLE: zygote_socket()}
+            return spec
+
+    return ForkingKernelSpecManager
