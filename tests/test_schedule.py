@@ -1,6 +1,6 @@
 """`make test`'s order (tools.test_schedule): the longest files start first, and nothing is dropped."""
 
-from tools.test_schedule import expected_seconds, longest_first
+from tools.test_schedule import expected_seconds, longest_first, work_unit
 
 SCOPES = [
     "notebooks/00_overview.ipynb",
@@ -46,3 +46,13 @@ def test_a_slow_test_module_goes_before_short_notebooks_and_after_longer_ones():
     )
     assert order == ["tests/test_docs.py", "notebooks/00_overview.ipynb", "tests/test_checks.py"]
     assert expected_seconds("tests/test_docs.py", {}) > 0
+
+
+def test_the_modules_that_parse_the_dictionary_are_one_unit_with_their_summed_time():
+    units = {
+        work_unit(scope) for scope in ("tests/test_bpe.py::TestMerges", "tests/test_dictionary.py")
+    }
+    assert units == {"tests/test_dictionary.py"}
+    assert work_unit("tests/test_docs.py") == "tests/test_docs.py"
+    unit_alone = expected_seconds("tests/test_bpe.py", {})
+    assert expected_seconds("tests/test_dictionary.py", {}) > unit_alone > 0

@@ -5,7 +5,9 @@ by default those with the most tests first. The time goes elsewhere: notebook 15
 longer than most of the unit tests together. If a long notebook starts last, one worker runs it
 alone while the other has nothing left to do. Starting the longest files first (each notebook's
 time from docs/notebook_run_times.json, both editions; the slow test modules below) leaves the
-many short files to even out the end. The order changes when things run, never what runs.
+many short files to even out the end. The test modules that parse the German-English dictionary
+go to one worker as one unit, so that it is parsed once (``DICTIONARY_READERS``). The order
+changes when things run, never what runs.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ RUN_TIMES = ROOT / "docs" / "notebook_run_times.json"
 SLOW_TEST_MODULES = {
     "test_docs.py": 25.0,  # builds the website of every notebook, both languages
     "test_train_command.py": 24.0,  # real training runs, two ranks, a killed and resumed run
+    "test_dictionary.py": 13.0,  # parses the dictionary (about 4 s, then cached in the process)
     "test_bpe.py": 9.0,  # against Hugging Face's tokenizers on the dictionary
     "test_student.py": 8.0,
     "test_chinese_edition.py": 7.0,
@@ -34,6 +37,14 @@ SLOW_TEST_MODULES = {
     "test_corpus.py": 6.0,
     "test_chinese_font.py": 5.0,
 }
+# Modules whose tests parse the dictionary in the test process: handed out as one unit, named after
+# the first.
+DICTIONARY_READERS = ("tests/test_dictionary.py", "tests/test_bpe.py")
+
+
+def work_unit(scope: str) -> str:
+    """The unit a loadscope scope is handed out in: itself, or the dictionary readers' one."""
+    return DICTIONARY_READERS[0] if scope.split("::", 1)[0] in DICTIONARY_READERS else scope
 
 
 def notebook_seconds() -> dict[str, float]:
@@ -46,6 +57,8 @@ def notebook_seconds() -> dict[str, float]:
 
 def expected_seconds(scope: str, notebooks: dict[str, float]) -> float:
     """What one work unit of loadscope (a file, or a class of a test module) is expected to take."""
+    if scope == DICTIONARY_READERS[0]:
+        return sum(SLOW_TEST_MODULES[PurePosixPath(module).name] for module in DICTIONARY_READERS)
     path = PurePosixPath(scope.split("::", 1)[0])
     if path.suffix == ".ipynb":
         return notebooks.get(path.stem, 0.0)
@@ -61,6 +74,9 @@ class LongestFirstScheduling(LoadScopeScheduling):
     """loadscope, with the work queue ordered longest first before the first unit is handed out."""
 
     _ordered = False
+
+    def _split_scope(self, nodeid: str) -> str:
+        return work_unit(super()._split_scope(nodeid))
 
     def _assign_work_unit(self, node) -> None:
         if not self._ordered:

@@ -76,10 +76,8 @@ def pad_sequences(sequences: Sequence[Sequence[int]], pad_id: int = 0) -> torch.
     """
     check_sequences(sequences)
     longest = max(len(sequence) for sequence in sequences)
-    batch = torch.full((len(sequences), longest), pad_id, dtype=torch.long)
-    for row, sequence in enumerate(sequences):
-        batch[row, : len(sequence)] = torch.tensor(sequence, dtype=torch.long)
-    return batch
+    rows = [[*sequence, *[pad_id] * (longest - len(sequence))] for sequence in sequences]
+    return torch.tensor(rows, dtype=torch.long)
 
 
 Example = tuple[list[int], list[int]]  # (source ids, target ids ending with </s>)
