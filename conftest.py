@@ -18,12 +18,20 @@
 """
 
 import os
+import sys
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent
 SANITIZE_FILE = ROOT / "nbval_sanitize.cfg"
+
+# nbval reads notebooks with nbformat, which imports jsonschema, which imports rfc3987_syntax where
+# it is installed (jupyterlab needs it): 1.8 s of compiling grammars for the "iri" formats, which no
+# schema checked here uses. Marked absent before nbval is loaded (pyproject.toml: -p no:nbval),
+# jsonschema goes without that check.
+sys.modules.setdefault("rfc3987_syntax", None)
+pytest_plugins = ["nbval.plugin"]
 
 # Kernels are child processes: whatever is in os.environ now is what they see.
 os.environ["PYTHONHASHSEED"] = "0"
