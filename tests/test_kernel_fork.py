@@ -5,8 +5,10 @@ notebook's folder with the environment it was given, stops a cell on an interrup
 timeout), and is gone when jupyter_client shuts it down.
 """
 
+import json
 import os
 import time
+from contextlib import contextmanager
 
 import pytest
 from jupyter_client.manager import KernelManager
@@ -40,20 +42,47 @@ def run(client, code, timeout=30):
     return reply["content"], "".join(printed)
 
 
+# What a kernel sees of where and how it was started, and whether torch is loaded before any cell.
+INTROSPECT = """import json, os, sys
+print(json.dumps([os.getcwd(), os.environ.get("FORK_TEST_VARIABLE"), sys.path, sys.argv[0],
+                  os.environ.get("MPLBACKEND"), "torch" in sys.modules]))"""
+
+
+@contextmanager
+def kernel_in(cwd, **env):
+    manager, client = start(cwd, **env)
+    try:
+        yield manager, client
+    finally:
+        client.stop_channels()
+        manager.shutdown_kernel(now=True)
+
+
 @pytest.fixture
 def kernel(tmp_path):
-    manager, client = start(tmp_path, FORK_TEST_VARIABLE="given")
-    yield manager, client
-    client.stop_channels()
-    manager.shutdown_kernel(now=True)
+    with kernel_in(tmp_path) as started:
+        yield started
 
 
-def test_a_forked_kernel_runs_in_the_notebook_s_folder_with_its_environment(kernel, tmp_path):
-    _, client = kernel
-    code = "import os, sys; print(os.getcwd(), os.environ['FORK_TEST_VARIABLE'], 'torch' in sys.modules)"
-    reply, printed = run(client, code)
-    assert reply["status"] == "ok"
-    assert printed.split() == [str(tmp_path), "given", "True"]  # torch: loaded by the zygote
+def test_a_forked_kernel_sees_what_a_kernel_started_as_usual_sees(tmp_path, monkeypatch):
+    """Folder, environment, import path, argv[0] and matplotlib's backend, with and without the
+    zygote; without it (no socket: the stand-in starts a kernel of its own) torch is not loaded."""
+    import tools.kernel_start
+
+    seen = {}
+    no_zygote = str(tmp_path / "no-zygote")
+    for how in ("forked", "as usual"):
+        if how == "as usual":
+            monkeypatch.setattr(tools.kernel_start, "zygote_socket", lambda: no_zygote)
+        with kernel_in(tmp_path, FORK_TEST_VARIABLE="given") as (_, client):
+            reply, printed = run(client, INTROSPECT)
+            assert reply["status"] == "ok", reply
+            seen[how] = json.loads(printed)
+    *forked, torch_loaded = seen["forked"]
+    *as_usual, torch_loaded_as_usual = seen["as usual"]
+    assert forked == as_usual
+    assert forked[:2] == [str(tmp_path), "given"]
+    assert torch_loaded and not torch_loaded_as_usual  # the zygote's imports, and only they
 
 
 def test_an_interrupt_stops_the_running_cell_and_the_kernel_goes_on(kernel):
@@ -72,27 +101,10 @@ def test_an_interrupt_stops_the_running_cell_and_the_kernel_goes_on(kernel):
 
 
 def test_shutting_the_kernel_down_ends_the_forked_process(tmp_path):
-    manager, client = start(tmp_path)
-    pid = int(run(client, "import os; print(os.getpid())")[1])
-    assert (
-        pid != manager.provisioner.process.pid
-    )  # the fork, not the process jupyter_client started
-    client.stop_channels()
-    manager.shutdown_kernel(now=True)
+    with kernel_in(tmp_path) as (manager, client):
+        pid = int(run(client, "import os; print(os.getpid())")[1])
+        assert pid != manager.provisioner.process.pid  # the fork, not the stand-in
     deadline = time.monotonic() + 10
     while os.path.exists(f"/proc/{pid}") and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not os.path.exists(f"/proc/{pid}")
-
-
-def test_without_a_zygote_the_kernel_starts_on_its_own(tmp_path, monkeypatch):
-    import tools.kernel_start
-
-    monkeypatch.setattr(tools.kernel_start, "zygote_socket", lambda: str(tmp_path / "missing"))
-    manager, client = start(tmp_path)
-    try:
-        reply, printed = run(client, "import sys; print('torch' in sys.modules)")
-        assert reply["status"] == "ok" and printed.strip() == "False"  # a fresh Python
-    finally:
-        client.stop_channels()
-        manager.shutdown_kernel(now=True)

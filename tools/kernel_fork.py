@@ -2,13 +2,14 @@
 
 The test session starts 36 notebook kernels. Each would spend about 2.5 s of CPU on the same start:
 Python, IPython and ipykernel, then ``import torch`` in the first cell. Under ``make test`` each
-pytest worker starts one *zygote* instead, a process that imports ipykernel, numpy and torch once
-and then waits; every kernel is a fork of it, so it starts with those modules already loaded.
+pytest worker starts one *zygote* instead, a process that imports ipykernel, numpy, torch and
+matplotlib once and then waits; every kernel is a fork of it, so it starts with them loaded.
 
 A forked kernel is still a fresh kernel: its own process, nothing run in it, the notebook's cells
 executed from the first, its ``import torch`` still executed (it only finds the module loaded).
 Nothing else is shared: each fork gets the environment, working folder and standard streams that
-jupyter_client gave the command below, and a new session of its own.
+jupyter_client gave the command below, a new session of its own, and the import path and argv[0]
+of ``python -m ipykernel_launcher`` (tests/test_kernel_fork.py compares it with such a kernel).
 
 Two commands of this file, both started by ``tools.kernel_start``:
 
@@ -26,12 +27,15 @@ starts in a few milliseconds.
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
 import json
 import os
 import select
 import signal
 import socket
 import sys
+import warnings
 
 # What the zygote imports before its first fork: what every kernel and every notebook import.
 PRELOADED = ("ipykernel.kernelapp", "numpy", "torch", "matplotlib.pyplot")
@@ -73,8 +77,8 @@ def run_kernel(request: dict, streams: list[int], zygote_backend: str) -> None:
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
     # ipykernel read $JPY_PARENT_PID when the zygote imported it, before jupyter_client set it.
     parent = [f"--IPKernelApp.parent_handle={os.environ.get('JPY_PARENT_PID') or 0}"]
-    sys.argv = ["ipykernel_launcher", *request["argv"], *parent]
-    sys.path[0] = request["cwd"]  # where `python -m ipykernel_launcher` would put it
+    launcher = importlib.util.find_spec("ipykernel_launcher").origin
+    sys.argv = [launcher, *request["argv"], *parent]
     from ipykernel import kernelapp
 
     kernelapp.launch_new_instance()
@@ -84,11 +88,13 @@ def run_kernel(request: dict, streams: list[int], zygote_backend: str) -> None:
 def zygote(path: str, parent: int) -> None:
     """Import PRELOADED, then fork a kernel for each request on the Unix socket at path, until
     the process ``parent`` (the pytest worker) exits."""
-    import importlib
-
+    del sys.path[0]  # tools/: ipykernel_launcher removes a script's folder from a kernel's path
     backend = os.environ.setdefault("MPLBACKEND", INLINE_BACKEND)
     for module in PRELOADED:
         importlib.import_module(module)
+    # Python 3.12+ warns at every fork of a process that has threads: here numpy's BLAS threads,
+    # idle, which reset themselves in the child (fork handlers of their own).
+    warnings.filterwarnings("ignore", r"This process .* is multi-threaded", DeprecationWarning)
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # forks are reaped without a wait
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(path)
