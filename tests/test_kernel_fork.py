@@ -108,3 +108,17 @@ def test_shutting_the_kernel_down_ends_the_forked_process(tmp_path):
     while os.path.exists(f"/proc/{pid}") and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not os.path.exists(f"/proc/{pid}")
+
+
+def test_a_zygote_that_does_not_start_leaves_kernels_to_start_as_usual(tmp_path, monkeypatch):
+    import tools.kernel_start
+
+    broken = tmp_path / "broken_zygote.py"
+    broken.write_text("raise SystemExit(1)\n", encoding="utf-8")
+    monkeypatch.setattr(tools.kernel_start, "ZYGOTE_SCRIPT", broken)
+    monkeypatch.setattr(tools.kernel_start, "_zygote", {})
+    warned = pytest.warns(UserWarning, match="no kernel zygote")
+    with warned, kernel_in(tmp_path) as (manager, client):
+        reply, printed = run(client, "import sys; print('torch' in sys.modules)")
+        assert reply["status"] == "ok" and printed == "False\n"
+        assert manager.kernel_spec.argv[1:3] == ["-m", "ipykernel_launcher"]

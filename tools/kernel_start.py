@@ -44,9 +44,9 @@ LAUNCHER = ["-m", "ipykernel_launcher"]  # what the forked kernel runs instead (
 _zygote: dict[str, object] = {}  # this process's zygote: "process" and "socket", once started
 
 
-def zygote_socket() -> str:
+def zygote_socket() -> str | None:
     """The socket of this process's kernel zygote (tools/kernel_fork.py), started on first use;
-    it exits when this process does."""
+    it exits when this process does. None (and a warning, once) where it could not start."""
     if not _zygote:
         folder = tempfile.mkdtemp(prefix="transformer-kernels-")
         atexit.register(shutil.rmtree, folder, ignore_errors=True)
@@ -54,9 +54,11 @@ def zygote_socket() -> str:
         command = [sys.executable, str(ZYGOTE_SCRIPT), "zygote", path, str(os.getpid())]
         process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
         atexit.register(stop_zygote, process)
-        if process.stdout.readline().strip() != "ready":
-            raise RuntimeError(f"the kernel zygote did not start: {' '.join(command)}")
-        _zygote.update(process=process, socket=path)
+        started = process.stdout.readline().strip() == "ready"
+        if not started:
+            message = f"no kernel zygote ({' '.join(command)}): kernels start as usual"
+            warnings.warn(message, stacklevel=2)
+        _zygote.update(process=process, socket=path if started else None)
     return _zygote["socket"]
 
 
@@ -74,8 +76,10 @@ def forking_kernelspec_manager(base: type) -> type:
         def get_kernel_spec(self, kernel_name):
             spec = super().get_kernel_spec(kernel_name)
             if kernel_name == CURRENT_ENV_KERNEL_NAME and spec.argv[1:3] == LAUNCHER:
-                spec.argv = [sys.executable, str(ZYGOTE_SCRIPT), "kernel", *spec.argv[3:]]
-                spec.env = {**spec.env, SOCKET_VARIABLE: zygote_socket()}
+                socket = zygote_socket()
+                if socket is not None:
+                    spec.argv = [sys.executable, str(ZYGOTE_SCRIPT), "kernel", *spec.argv[3:]]
+                    spec.env = {**spec.env, SOCKET_VARIABLE: socket}
             return spec
 
     return ForkingKernelSpecManager
