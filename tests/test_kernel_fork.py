@@ -9,6 +9,7 @@ import json
 import os
 import time
 from contextlib import contextmanager
+from functools import cache
 
 import pytest
 from jupyter_client.manager import KernelManager
@@ -44,8 +45,10 @@ def run(client, code, timeout=30):
 
 # What a kernel sees of where and how it was started, and whether torch is loaded before any cell.
 INTROSPECT = """import json, os, sys
+torch_loaded = "torch" in sys.modules
+import matplotlib
 print(json.dumps([os.getcwd(), os.environ.get("FORK_TEST_VARIABLE"), sys.path, sys.argv[0],
-                  os.environ.get("MPLBACKEND"), "torch" in sys.modules]))"""
+                  os.environ.get("MPLBACKEND"), matplotlib.rcParams["backend"], torch_loaded]))"""
 
 
 @contextmanager
@@ -64,9 +67,12 @@ def kernel(tmp_path):
         yield started
 
 
-def test_a_forked_kernel_sees_what_a_kernel_started_as_usual_sees(tmp_path, monkeypatch):
+@pytest.mark.parametrize("backend", [None, "agg"])  # ipykernel's default, or one chosen
+def test_a_forked_kernel_sees_what_a_kernel_started_as_usual_sees(tmp_path, monkeypatch, backend):
     """Folder, environment, import path, argv[0] and matplotlib's backend, with and without the
     zygote; without it (no socket: the stand-in starts a kernel of its own) torch is not loaded."""
+    if backend is not None:
+        monkeypatch.setenv("MPLBACKEND", backend)  # the kernels inherit it
     import tools.kernel_start
 
     seen = {}
@@ -116,7 +122,8 @@ def test_a_zygote_that_does_not_start_leaves_kernels_to_start_as_usual(tmp_path,
     broken = tmp_path / "broken_zygote.py"
     broken.write_text("raise SystemExit(1)\n", encoding="utf-8")
     monkeypatch.setattr(tools.kernel_start, "ZYGOTE_SCRIPT", broken)
-    monkeypatch.setattr(tools.kernel_start, "_zygote", {})
+    fresh = cache(tools.kernel_start.zygote_socket.__wrapped__)  # not this process's zygote
+    monkeypatch.setattr(tools.kernel_start, "zygote_socket", fresh)
     warned = pytest.warns(UserWarning, match="no kernel zygote")
     with warned, kernel_in(tmp_path) as (manager, client):
         reply, printed = run(client, "import sys; print('torch' in sys.modules)")

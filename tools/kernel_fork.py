@@ -71,10 +71,7 @@ def run_kernel(request: dict, streams: list[int], zygote_backend: str) -> None:
     if backend != zygote_backend:  # what matplotlib would have read, had the kernel imported it
         sys.modules["matplotlib"].rcParams["backend"] = backend
     exit_with(request["stand_in"])
-    for number in FORWARDED_SIGNALS:
-        signal.signal(number, signal.SIG_DFL)
-    signal.signal(signal.SIGINT, signal.default_int_handler)
-    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    signal.signal(signal.SIGCHLD, signal.SIG_DFL)  # the zygote's only changed disposition
     # ipykernel read $JPY_PARENT_PID when the zygote imported it, before jupyter_client set it.
     parent = [f"--IPKernelApp.parent_handle={os.environ.get('JPY_PARENT_PID') or 0}"]
     launcher = importlib.util.find_spec("ipykernel_launcher").origin

@@ -7,6 +7,7 @@ import subprocess
 import sys
 import tempfile
 import warnings
+from functools import cache
 from pathlib import Path
 
 from nbval.kernel import CURRENT_ENV_KERNEL_NAME
@@ -41,25 +42,23 @@ def start_kernel_retrying_once(start):
 
 ZYGOTE_SCRIPT = Path(__file__).with_name("kernel_fork.py")
 LAUNCHER = ["-m", "ipykernel_launcher"]  # what the forked kernel runs instead (its arguments kept)
-_zygote: dict[str, object] = {}  # this process's zygote: "process" and "socket", once started
 
 
+@cache
 def zygote_socket() -> str | None:
     """The socket of this process's kernel zygote (tools/kernel_fork.py), started on first use;
     it exits when this process does. None (and a warning, once) where it could not start."""
-    if not _zygote:
-        folder = tempfile.mkdtemp(prefix="transformer-kernels-")
-        atexit.register(shutil.rmtree, folder, ignore_errors=True)
-        path = os.path.join(folder, "zygote")
-        command = [sys.executable, str(ZYGOTE_SCRIPT), "zygote", path, str(os.getpid())]
-        process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
-        atexit.register(stop_zygote, process)
-        started = process.stdout.readline().strip() == "ready"
-        if not started:
-            message = f"no kernel zygote ({' '.join(command)}): kernels start as usual"
-            warnings.warn(message, stacklevel=2)
-        _zygote.update(process=process, socket=path if started else None)
-    return _zygote["socket"]
+    folder = tempfile.mkdtemp(prefix="transformer-kernels-")
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    path = os.path.join(folder, "zygote")
+    command = [sys.executable, str(ZYGOTE_SCRIPT), "zygote", path, str(os.getpid())]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
+    atexit.register(stop_zygote, process)
+    if process.stdout.readline().strip() != "ready":
+        message = f"no kernel zygote ({' '.join(command)}): kernels start as usual"
+        warnings.warn(message, stacklevel=2)
+        return None
+    return path
 
 
 def stop_zygote(process: subprocess.Popen) -> None:
