@@ -8,6 +8,8 @@
 - on Linux, each worker's notebook kernels are forks of one process that has imported ipykernel,
   torch and matplotlib (``tools/kernel_fork.py``): about 2.5 s less per notebook, each kernel still
   a new process that runs every cell; ``TRANSFORMER_FORKED_KERNELS=0`` starts them as usual;
+- jupyter_client's idle waits at each kernel's start (0.2 s) and end (up to 0.1 s) are left out
+  (``tools.kernel_start.PromptKernelManager``);
 - under ``--dist loadscope`` (``make test``), the longest notebooks and test files start first
   (``tools.test_schedule``), so that no worker is left alone with a long notebook at the end;
 - what reads the German-English dictionary (notebook 15 in both editions, and every test marked
@@ -45,9 +47,14 @@ def pytest_configure(config):
         config.option.nbval_sanitize_with = str(SANITIZE_FILE)
     import nbval.kernel
 
-    from tools.kernel_start import forking_kernelspec_manager, start_kernel_retrying_once
+    from tools.kernel_start import (
+        PromptKernelManager,
+        forking_kernelspec_manager,
+        start_kernel_retrying_once,
+    )
 
     nbval.kernel.start_new_kernel = start_kernel_retrying_once(nbval.kernel.start_new_kernel)
+    nbval.kernel.KernelManager = PromptKernelManager
     if hasattr(os, "pidfd_open") and os.environ.get("TRANSFORMER_FORKED_KERNELS") != "0":
         nbval.kernel.NbvalKernelspecManager = forking_kernelspec_manager(
             nbval.kernel.NbvalKernelspecManager

@@ -1,10 +1,22 @@
+"""Fixtures the test files share.
+
+The test session's controller loads this file too, before it starts the workers, so what only
+fixtures need (torch, the helpers) is imported inside them: a worker imports it anyway when it
+collects the test files, and the controller does not wait for it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 import matplotlib
 import pytest
-import torch
-from exercise_checks import Verdicts
-from shared_models import D_MODEL, N_HEADS
 
-from helpers.model.multi_head_attention import MultiHeadAttention
+if TYPE_CHECKING:
+    import torch
+    from exercise_checks import Verdicts
+
+    from helpers.model.multi_head_attention import MultiHeadAttention
 
 # Unit tests draw figures off screen; notebooks keep their inline backend.
 matplotlib.use("Agg")
@@ -43,6 +55,8 @@ def shipped():
 @pytest.fixture
 def verdicts(capsys) -> Verdicts:
     """Runs exercise checks and reads their printed verdicts (see tests/exercise_checks.py)."""
+    from exercise_checks import Verdicts
+
     return Verdicts(capsys)
 
 
@@ -50,11 +64,19 @@ def verdicts(capsys) -> Verdicts:
 # (a file may define its own `x`, which then takes precedence).
 @pytest.fixture
 def mha() -> MultiHeadAttention:
+    import torch
+    from shared_models import D_MODEL, N_HEADS
+
+    from helpers.model.multi_head_attention import MultiHeadAttention
+
     torch.manual_seed(0)
     return MultiHeadAttention(D_MODEL, N_HEADS).eval()
 
 
 @pytest.fixture
 def x() -> torch.Tensor:
+    import torch
+    from shared_models import D_MODEL
+
     torch.manual_seed(1)
     return torch.randn(2, 5, D_MODEL)

@@ -138,7 +138,10 @@ def corpus_alphabet() -> str:
 
 
 UNKNOWN = "AZéç€Ωあ😀<>/"
-WORDS = st.text(alphabet=st.sampled_from(corpus_alphabet() + UNKNOWN), min_size=1, max_size=12)
+# deferred: the corpus is read when a test first draws, not when pytest collects this file
+WORDS = st.deferred(
+    lambda: st.text(alphabet=st.sampled_from(corpus_alphabet() + UNKNOWN), min_size=1, max_size=12)
+)
 
 
 @PROPERTY

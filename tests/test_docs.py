@@ -12,9 +12,12 @@ import subprocess
 import time
 from pathlib import Path
 
+import lxml.etree
+import lxml.html
 import nbformat
 import pytest
 from bs4 import BeautifulSoup
+from lxml.html import HtmlElement
 from nbconvert import HTMLExporter
 
 from helpers.paths import CHINESE_FONT_FILE, ROOT
@@ -53,14 +56,27 @@ def site(tmp_path_factory):
     return folder, report, seconds
 
 
-_SOUPS: dict[Path, BeautifulSoup] = {}
+_PAGES: dict[Path, HtmlElement] = {}
 
 
-def soup(path: Path) -> BeautifulSoup:
-    """The parsed page (parsed once: the pages are large); do not modify it."""
-    if path not in _SOUPS:
-        _SOUPS[path] = BeautifulSoup(path.read_text(encoding="utf-8"), "lxml")
-    return _SOUPS[path]
+def page_tree(path: Path) -> HtmlElement:
+    """The parsed page, parsed once (the pages are large); do not modify it."""
+    if path not in _PAGES:
+        _PAGES[path] = lxml.html.fromstring(path.read_text(encoding="utf-8"))
+    return _PAGES[path]
+
+
+def first(node: HtmlElement, css: str) -> HtmlElement | None:
+    """The first element under node (or node itself) that the CSS selector picks, or None."""
+    found = node.cssselect(css)
+    return found[0] if found else None
+
+
+def text_of(node: HtmlElement, separator: str = "", strip: bool = False) -> str:
+    """The text under node, its pieces joined by separator; with strip, each piece stripped and
+    the empty ones left out."""
+    pieces = (piece.strip() if strip else piece for piece in node.itertext())
+    return separator.join(piece for piece in pieces if piece or not strip)
 
 
 def notebook(path: Path):
@@ -108,11 +124,11 @@ def test_every_notebook_has_a_page_in_both_languages(site):
 
 
 def nav_links(page: Path) -> tuple[str | None, str | None]:
-    nav = soup(page).select_one("nav.site-nav-top")
-    previous, following = nav.select_one("a.site-prev"), nav.select_one("a.site-next")
+    nav = first(page_tree(page), "nav.site-nav-top")
+    previous, following = first(nav, "a.site-prev"), first(nav, "a.site-next")
     return (
-        previous["href"] if previous else None,
-        following["href"] if following else None,
+        previous.get("href") if previous is not None else None,
+        following.get("href") if following is not None else None,
     )
 
 
@@ -123,8 +139,8 @@ def test_previous_and_next_links_chain_the_notebooks_in_order(site):
         previous, following = nav_links(folder / name)
         assert previous == (pages[index - 1] if index > 0 else None), name
         assert following == (pages[index + 1] if index + 1 < len(pages) else None), name
-        bottom = soup(folder / name).select_one("nav.site-nav-bottom")
-        assert bottom is not None and bottom.select_one('a[href="index.html"]'), name
+        bottom = first(page_tree(folder / name), "nav.site-nav-bottom")
+        assert bottom is not None and first(bottom, 'a[href="index.html"]') is not None, name
     for name in ("index.html", "teacher.html", "glossary.html"):
         assert nav_links(folder / name) == (None, None)
 
@@ -140,11 +156,12 @@ def test_every_page_links_home_and_names_the_commit(site):
     ).stdout.strip()
     assert report.commit.startswith(head)
     for page in all_pages(folder):
-        tree = soup(page)
+        tree = page_tree(page)
         for target in ("index.html", "teacher.html", "glossary.html"):
-            assert tree.select_one(f'nav a[href="{target}"]'), f"{page.name}: no link to {target}"
-        commit = tree.select_one("footer .site-commit")
-        assert commit is not None and commit.get_text() == report.commit, page.name
+            link = first(tree, f'nav a[href="{target}"]')
+            assert link is not None, f"{page.name}: no link to {target}"
+        commit = first(tree, "footer .site-commit")
+        assert commit is not None and text_of(commit) == report.commit, page.name
 
 
 def test_build_commit(tmp_path):
@@ -177,20 +194,20 @@ def test_nothing_is_fetched_from_the_network(site):
     folder, _, _ = site
     problems = []
     for page in all_pages(folder):
-        tree = soup(page)
-        for tag in tree.find_all(True):
+        tree = page_tree(page)
+        for tag in tree.iter(lxml.etree.Element):  # elements, not comments
             for attribute in ("src", "srcset", "data", "poster"):
-                if tag.has_attr(attribute) and REMOTE.match(str(tag[attribute])):
-                    problems.append(f"{page.name}: <{tag.name} {attribute}={tag[attribute]!r}>")
-            if tag.name == "link" and REMOTE.match(tag.get("href", "")):
-                problems.append(f"{page.name}: <link href={tag['href']!r}>")
-            if tag.has_attr("style") and CSS_REMOTE.search(tag["style"]):
-                problems.append(f"{page.name}: style={tag['style']!r}")
-        for script in tree.find_all("script"):
-            if re.search(r"(?:https?:)?//[a-z0-9.-]+\.[a-z]{2,}/", script.get_text(), re.I):
+                if REMOTE.match(tag.get(attribute, "")):
+                    problems.append(f"{page.name}: <{tag.tag} {attribute}={tag.get(attribute)!r}>")
+            if tag.tag == "link" and REMOTE.match(tag.get("href", "")):
+                problems.append(f"{page.name}: <link href={tag.get('href')!r}>")
+            if CSS_REMOTE.search(tag.get("style", "")):
+                problems.append(f"{page.name}: style={tag.get('style')!r}")
+        for script in tree.iter("script"):
+            if re.search(r"(?:https?:)?//[a-z0-9.-]+\.[a-z]{2,}/", text_of(script), re.I):
                 problems.append(f"{page.name}: an inline script names a remote URL")
-        for style in tree.find_all("style"):
-            if CSS_REMOTE.search(style.get_text()):
+        for style in tree.iter("style"):
+            if CSS_REMOTE.search(text_of(style)):
                 problems.append(f"{page.name}: a <style> imports a remote URL")
     for css in folder.glob("*.css"):
         if CSS_REMOTE.search(css.read_text(encoding="utf-8")):
@@ -209,7 +226,7 @@ def test_the_remote_url_checks_can_fail():
 def test_mathjax_is_served_from_the_site(site):
     folder, _, _ = site
     for page in all_pages(folder):
-        scripts = [s["src"] for s in soup(page).find_all("script", src=True)]
+        scripts = [script.get("src") for script in page_tree(page).cssselect("script[src]")]
         mathjax = [src for src in scripts if "MathJax.js" in src]
         assert len(mathjax) == 1, f"{page.name}: MathJax scripts {mathjax}"
         assert not REMOTE.match(mathjax[0])
@@ -265,7 +282,9 @@ def test_pages_keep_the_math_for_mathjax(site, stem):
     """Every $...$ of the notebook's markdown is in the page's text, as written, for MathJax."""
     folder, _, _ = site
     page_text = squeeze(
-        " ".join(div.get_text() for div in soup(folder / f"{stem}.html").select(".jp-MarkdownCell"))
+        " ".join(
+            text_of(div) for div in page_tree(folder / f"{stem}.html").cssselect(".jp-MarkdownCell")
+        )
     )
     page_text = re.sub(r"\$\$ ?(.*?) ?\$\$", r"$$\1$$", page_text)  # as math_of strips them
     formulas = notebook_math(stem)
@@ -284,22 +303,25 @@ def test_every_stored_figure_is_on_its_page(site, stem):
         for output in cell.outputs
         if "image/png" in output.get("data", {})
     )
-    images = soup(folder / f"{stem}.html").select('img[src^="data:image/png;base64,"]')
+    images = page_tree(folder / f"{stem}.html").cssselect('img[src^="data:image/png;base64,"]')
     assert len(images) == figures
 
 
 def test_links_to_notebooks_point_to_pages(site):
     folder, _, _ = site
     for page in all_pages(folder):
-        hrefs = [a["href"] for a in soup(page).find_all("a", href=True)]
+        hrefs = [a.get("href") for a in page_tree(page).cssselect("a[href]")]
         assert not [h for h in hrefs if ".ipynb" in h and not REMOTE.match(h)], page.name
         for href in hrefs:
             target = href.split("#")[0]
             if target.endswith(".html") and not REMOTE.match(href):
                 assert (page.parent / target).is_file(), f"{page.name} links to missing {href}"
-    first_cell = soup(folder / f"{STEMS[1]}.html").select_one(".jp-MarkdownCell")
-    assert first_cell.select_one('a[href="glossary.html"]'), "the glossary link was not rewritten"
-    glossary_links = {a["href"] for a in soup(folder / "glossary.html").find_all("a", href=True)}
+    first_cell = first(page_tree(folder / f"{STEMS[1]}.html"), ".jp-MarkdownCell")
+    glossary_link = first(first_cell, 'a[href="glossary.html"]')
+    assert glossary_link is not None, "the glossary link was not rewritten"
+    glossary_links = {
+        a.get("href") for a in page_tree(folder / "glossary.html").cssselect("a[href]")
+    }
     assert {f"{stem}.html" for stem in STEMS[1:]} <= glossary_links
 
 
@@ -308,29 +330,31 @@ def test_every_page_switches_to_the_same_page_in_the_other_language(site):
     for page in all_pages(folder):
         name = page.relative_to(folder).as_posix()
         chinese = name.startswith("zh/")
-        switch = soup(page).select_one("nav.site-nav-top a.site-switch")
+        switch = first(page_tree(page), "nav.site-nav-top a.site-switch")
         assert switch is not None, f"{name}: no language switch"
-        assert switch.get_text(strip=True) == ("English" if chinese else "中文"), name
-        target = (page.parent / switch["href"]).resolve()
+        assert text_of(switch, strip=True) == ("English" if chinese else "中文"), name
+        target = (page.parent / switch.get("href")).resolve()
         expected = folder / (name.removeprefix("zh/") if chinese else f"zh/{name}")
-        assert target == expected.resolve(), f"{name}: the switch leads to {switch['href']}"
+        assert target == expected.resolve(), f"{name}: the switch leads to {switch.get('href')}"
 
 
 def test_the_chinese_pages_speak_chinese(site):
     folder, _, _ = site
-    index = soup(folder / "zh" / "index.html")
-    assert index.select_one("html")["lang"] == "zh-CN"
-    nav = [a.get_text(strip=True) for a in index.select("nav.site-nav-top .site-nav-pages a")]
+    index = page_tree(folder / "zh" / "index.html")
+    assert index.tag == "html" and index.get("lang") == "zh-CN"
+    nav = [text_of(a, strip=True) for a in index.cssselect("nav.site-nav-top .site-nav-pages a")]
     assert nav == ["路线图", "教师指南", "术语表 · Glossary", "English"]
-    assert index.select_one("h2#roadmap").get_text(strip=True) == "路线图"
-    rows = index.select("table.site-roadmap tbody tr")
+    assert text_of(first(index, "h2#roadmap"), strip=True) == "路线图"
+    rows = index.cssselect("table.site-roadmap tbody tr")
     assert len(rows) == len(STEMS)
-    teacher = soup(folder / "zh" / "teacher.html")
-    assert "分钟" in teacher.select_one("table.site-plan tfoot").get_text()
-    footer = soup(folder / "zh" / f"{STEMS[3]}.html").select_one("footer").get_text(" ", strip=True)
+    teacher = page_tree(folder / "zh" / "teacher.html")
+    assert "分钟" in text_of(first(teacher, "table.site-plan tfoot"))
+    footer = text_of(
+        first(page_tree(folder / "zh" / f"{STEMS[3]}.html"), "footer"), " ", strip=True
+    )
     assert f"notebooks/zh/{STEMS[3]}.ipynb" in footer and "构建自提交" in footer
     for page in (folder / "zh").glob("*.html"):  # the shared files are one folder up
-        hrefs = [link["href"] for link in soup(page).find_all("link", href=True)]
+        hrefs = [link.get("href") for link in page_tree(page).cssselect("link[href]")]
         assert "../site.css" in hrefs, page.name
 
 
@@ -347,34 +371,34 @@ def test_rewrite_notebook_links():
 
 def test_the_index_has_the_roadmap(site):
     folder, _, _ = site
-    tree = soup(folder / "index.html")
-    rows = tree.select("table.site-roadmap tbody tr")
-    assert [row.select_one("a")["href"] for row in rows] == [f"{stem}.html" for stem in STEMS]
+    tree = page_tree(folder / "index.html")
+    rows = tree.cssselect("table.site-roadmap tbody tr")
+    assert [first(row, "a").get("href") for row in rows] == [f"{stem}.html" for stem in STEMS]
     for row, path in zip(rows, NOTEBOOK_PATHS, strict=True):
-        number, title, summary = (cell.get_text(" ", strip=True) for cell in row.select("td"))
+        number, title, summary = (text_of(cell, " ", strip=True) for cell in row.cssselect("td"))
         assert number == path.stem[:2]
         assert title == docs.notebook_info(path).title.replace("`", "")
         assert len(summary.split()) >= 5, f"{path.name}: summary {summary!r}"
-    assert tree.select_one('a[href="teacher.html"]') and tree.select_one('a[href="glossary.html"]')
+    assert tree.cssselect('a[href="teacher.html"]') and tree.cssselect('a[href="glossary.html"]')
 
 
 def test_the_teacher_page_lists_every_notebook(site):
     folder, _, _ = site
-    tree = soup(folder / "teacher.html")
-    assert tree.select_one("#in-class"), "the 'in class' section is missing"
-    text = squeeze(tree.get_text(" "))
+    tree = page_tree(folder / "teacher.html")
+    assert tree.cssselect("#in-class"), "the 'in class' section is missing"
+    text = squeeze(text_of(tree, " "))
     assert f"{WORDS_PER_MINUTE} words of prose per minute" in text
     assert f"{CODE_LINES_PER_MINUTE} lines of code per minute" in text
     assert RUN_TIMES["command"] in text and RUN_TIMES["date"] in text
     for path in NOTEBOOK_PATHS:
         info = docs.notebook_info(path)
-        section = tree.select_one(f"section#nb-{info.number}")
+        section = first(tree, f"section#nb-{info.number}")
         assert section is not None, f"{path.name} is not on the teacher's page"
-        assert section.select_one(f'a[href="{path.stem}.html"]')
-        read = section.select_one("dd.site-read").get_text(" ", strip=True)
+        assert section.cssselect(f'a[href="{path.stem}.html"]')
+        read = text_of(first(section, "dd.site-read"), " ", strip=True)
         assert read.startswith(f"≈ {docs.format_minutes(info.read_minutes)} ("), read
         assert f"{info.words:,} words" in read and f"{info.code_lines:,} lines of code" in read
-        run = section.select_one("dd.site-run").get_text(strip=True)
+        run = text_of(first(section, "dd.site-run"), strip=True)
         if path.stem in RUN_TIMES["older_times"]:
             seconds = docs.format_seconds(RUN_TIMES["seconds"][path.stem])
             assert run == f"{seconds} (measured on {RUN_TIMES['older_times'][path.stem]})"
@@ -382,11 +406,11 @@ def test_the_teacher_page_lists_every_notebook(site):
             assert run == docs.format_seconds(RUN_TIMES["seconds"][path.stem])
         else:
             assert run == "not measured"
-        titles = [t.get_text(" ", strip=True) for t in section.select(".site-exercise-title")]
+        titles = [text_of(t, " ", strip=True) for t in section.cssselect(".site-exercise-title")]
         assert len(titles) == len(info.exercises) >= 2, f"{path.name}: exercises {titles}"
-        assert section.select_one(".site-teaches").get_text(strip=True)
+        assert text_of(first(section, ".site-teaches"), strip=True)
     # The last notebook has no time in the run-times file of this test.
-    assert "not measured" in tree.select_one(f"section#nb-{STEMS[-1][:2]}").get_text()
+    assert "not measured" in text_of(first(tree, f"section#nb-{STEMS[-1][:2]}"))
     assert (
         "A time followed by a date is older: that notebook failed in the run of 2026-01-02" in text
     )
@@ -649,17 +673,18 @@ def test_every_deep_dive_is_folded_on_its_page(site):
             continue  # the index and the teacher's page
         source = notebook(source_notebook(page))
         titles = [docs.pages.deep_dive_title(c) for c in source.cells if is_deep_dive_heading(c)]
-        details = soup(page).select("main > details.site-deep-dive")
-        summaries = [block.summary.get_text() for block in details]
+        details = page_tree(page).cssselect("main > details.site-deep-dive")
+        summaries = [text_of(first(block, "summary")) for block in details]
         # in order; a deep dive inside another one is folded with it
         assert summaries == [title for title in titles if title in summaries], page.name
         assert bool(summaries) == bool(titles), page.name
         for block in details:
-            first = block.find(class_="jp-Cell")
-            assert first is not None and block.summary.get_text() in first.get_text()
-            assert "open" not in block.attrs
-        headings = soup(page).select("main > div.jp-Cell :is(h1, h2, h3, h4)")
-        outside = [h for h in headings if DEEP_DIVE_TITLE.match(h.get_text(" ", strip=True))]
+            first_cell = first(block, ".jp-Cell")
+            summary = text_of(first(block, "summary"))
+            assert first_cell is not None and summary in text_of(first_cell)
+            assert "open" not in block.attrib
+        headings = page_tree(page).cssselect("main > div.jp-Cell :is(h1, h2, h3, h4)")
+        outside = [h for h in headings if DEEP_DIVE_TITLE.match(text_of(h, " ", strip=True))]
         assert not outside, (page.name, outside[:1])  # every deep dive is inside its <details>
         folded += len(details)
     assert folded >= 20, f"only {folded} deep dives folded in the whole site"
@@ -697,7 +722,7 @@ def test_a_widget_output_becomes_a_note_in_the_pages_language():
         assert docs.replace_widget_outputs(stored, language) == count
         assert docs.replace_widget_outputs(stored, language) == 0  # nothing left to replace
         html = docs.render_notebook(path, "a title", page_settings(path, language))
-        text = BeautifulSoup(html, "lxml").get_text()
+        text = text_of(lxml.html.fromstring(html))
         assert "VBox(children=" not in text and "widget-view" not in html
         assert text.count(docs.WIDGET_NOTE[language]) == count
     with pytest.raises(ValueError, match="language"):
@@ -708,7 +733,7 @@ def test_no_page_shows_a_widget_repr(site):
     folder, _, _ = site
     checked = 0
     for page in all_pages(folder):
-        text = soup(page).get_text()
+        text = text_of(page_tree(page))
         assert "VBox(children=" not in text, page.name
         language = "zh" if page.parent.name == "zh" else "en"
         path = source_notebook(page)

@@ -1,8 +1,14 @@
-"""The test session starts a notebook's kernel a second time only when it died before replying."""
+"""How the test session starts a notebook's kernel (tools/kernel_start.py): a second time only
+when it died before replying, and without jupyter_client's idle waits."""
 
+import json
+import sys
+
+import nbval.kernel
 import pytest
+from jupyter_client.kernelspec import KernelSpecManager
 
-from tools.kernel_start import start_kernel_retrying_once
+from tools.kernel_start import PromptKernelClient, PromptKernelManager, start_kernel_retrying_once
 
 
 def starts_failing(*errors):
@@ -38,3 +44,69 @@ def test_other_failures_are_not_retried():
     with pytest.raises(RuntimeError, match="didn't respond"):
         start_kernel_retrying_once(start)()
     assert len(calls) == 1
+
+
+# ---------------------------------------------------------------- PromptKernelManager
+
+
+def kernel_spec_folder(tmp_path, name, argv):
+    folder = tmp_path / "kernels" / name
+    folder.mkdir(parents=True)
+    spec = {"argv": argv, "display_name": name, "language": "python"}
+    (folder / "kernel.json").write_text(json.dumps(spec), encoding="utf-8")
+    return KernelSpecManager(kernel_dirs=[str(tmp_path / "kernels")])
+
+
+def test_nbval_runs_cells_in_a_kernel_of_the_prompt_manager_and_stops_it(monkeypatch, tmp_path):
+    monkeypatch.setattr(nbval.kernel, "KernelManager", PromptKernelManager)
+    kernel = nbval.kernel.RunningKernel(nbval.kernel.CURRENT_ENV_KERNEL_NAME, cwd=str(tmp_path))
+    try:
+        assert isinstance(kernel.km, PromptKernelManager)
+        assert isinstance(kernel.kc, PromptKernelClient)
+        # the first cell right after the start: its reply and its output arrive
+        msg_id = kernel.execute_cell_input("import os; print(os.getcwd())", allow_stdin=False)
+        kernel.await_reply(msg_id, timeout=30)
+        outputs = []
+        while True:
+            msg = kernel.get_message(stream="iopub", timeout=30)
+            if msg["parent_header"].get("msg_id") != msg_id:
+                continue
+            if msg["msg_type"] == "stream":
+                outputs.append(msg["content"]["text"])
+            if msg["msg_type"] == "status" and msg["content"]["execution_state"] == "idle":
+                break
+        assert outputs == [f"{tmp_path}\n"]
+        process = kernel.km.provisioner.process
+    finally:
+        kernel.stop()
+    assert process.poll() is not None, "the kernel's process is still running"
+
+
+def test_a_kernel_that_exits_before_its_first_reply_is_reported_as_dead(tmp_path):
+    specs = kernel_spec_folder(tmp_path, "exits", [sys.executable, "-c", "raise SystemExit(3)"])
+    manager = PromptKernelManager(kernel_name="exits", kernel_spec_manager=specs)
+    manager.start_kernel()
+    client = manager.client()
+    client.start_channels()
+    try:
+        # the message start_kernel_retrying_once looks for
+        with pytest.raises(RuntimeError, match="^Kernel died before replying to kernel_info$"):
+            client.wait_for_ready(timeout=30)
+    finally:
+        client.stop_channels()
+        manager.shutdown_kernel(now=True)
+
+
+def test_a_kernel_that_never_replies_times_out(tmp_path):
+    silent = [sys.executable, "-c", "import time; time.sleep(60)"]
+    specs = kernel_spec_folder(tmp_path, "silent", silent)
+    manager = PromptKernelManager(kernel_name="silent", kernel_spec_manager=specs)
+    manager.start_kernel()
+    client = manager.client()
+    client.start_channels()
+    try:
+        with pytest.raises(RuntimeError, match="^Kernel didn't respond in 1.5 seconds$"):
+            client.wait_for_ready(timeout=1.5)
+    finally:
+        client.stop_channels()
+        manager.shutdown_kernel(now=True)
