@@ -12,6 +12,9 @@
   (``tools.kernel_start.PromptKernelManager``);
 - under ``--dist loadscope`` (``make test``), the longest notebooks and test files start first
   (``tools.test_schedule``), so that no worker is left alone with a long notebook at the end;
+- a pytest-xdist worker, once it has sent its results and run its exit handlers, ends without
+  Python's teardown of every object it made (1 to 3 s the session would wait for: torch, the
+  parsed dictionary);
 - what reads the German-English dictionary (notebook 15 in both editions, and every test marked
   ``dictionary``) is skipped, with one reason that says how to get it on this system, where the
   dictionary is missing, and where it is another version than the one notebook 15's stored
@@ -19,6 +22,7 @@
   edition's font comes with the repository (helpers/display/fonts/).
 """
 
+import atexit
 import os
 import sys
 from pathlib import Path
@@ -34,6 +38,19 @@ SANITIZE_FILE = ROOT / "nbval_sanitize.cfg"
 # jsonschema goes without that check.
 sys.modules.setdefault("rfc3987_syntax", None)
 pytest_plugins = ["nbval.plugin"]
+
+
+def exit_without_teardown() -> None:
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
+
+
+# Registered as the worker starts, so it runs after the exit handlers registered later (the kernel
+# zygote's, temporary folders'). A worker's results have reached the controller (pytest-xdist's
+# messages; its exit status is not read) before Python runs its exit handlers.
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    atexit.register(exit_without_teardown)
 
 # Kernels are child processes: whatever is in os.environ now is what they see.
 os.environ["PYTHONHASHSEED"] = "0"
