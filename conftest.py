@@ -66,13 +66,14 @@ def pytest_configure(config):
 
     from tools.kernel_start import (
         PromptKernelManager,
+        forked_kernels_wanted,
         forking_kernelspec_manager,
         start_kernel_retrying_once,
     )
 
     nbval.kernel.start_new_kernel = start_kernel_retrying_once(nbval.kernel.start_new_kernel)
     nbval.kernel.KernelManager = PromptKernelManager
-    if hasattr(os, "pidfd_open") and os.environ.get("TRANSFORMER_FORKED_KERNELS") != "0":
+    if forked_kernels_wanted():
         nbval.kernel.NbvalKernelspecManager = forking_kernelspec_manager(
             nbval.kernel.NbvalKernelspecManager
         )

@@ -306,7 +306,7 @@ def test_notebook_15_says_in_words_that_the_dictionary_is_missing_and_stops(tmp_
     from nbclient.exceptions import CellExecutionError
 
     from helpers.paths import NOTEBOOKS_DIR
-    from tools.notebook_format import KERNELSPEC
+    from tools.kernel_start import nbclient_kernel_manager
 
     missing = tmp_path / "no-dictionary"
     monkeypatch.setenv("TRANSFORMER_DICTIONARY", str(missing))  # the kernel inherits it
@@ -318,7 +318,7 @@ def test_notebook_15_says_in_words_that_the_dictionary_is_missing_and_stops(tmp_
     # Both editions' first cells in one kernel (each start and its imports cost seconds).
     run = nbformat.v4.new_notebook(cells=list(first_cells.values()))
     client = NotebookClient(
-        run, timeout=120, kernel_name=KERNELSPEC["name"], allow_errors=False,
+        run, km=nbclient_kernel_manager(), timeout=120, allow_errors=False,
         resources={"metadata": {"path": str(NOTEBOOKS_DIR)}},
     )  # fmt: skip
     with client.setup_kernel():

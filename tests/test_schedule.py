@@ -49,10 +49,12 @@ def test_a_slow_test_module_goes_before_short_notebooks_and_after_longer_ones():
 
 
 def test_the_modules_that_parse_the_dictionary_are_one_unit_with_their_summed_time():
-    units = {
-        work_unit(scope) for scope in ("tests/test_bpe.py::TestMerges", "tests/test_dictionary.py")
-    }
-    assert units == {"tests/test_dictionary.py"}
+    scopes = (
+        "tests/test_bpe.py::TestMerges",
+        "tests/test_dictionary.py",
+        "tests/test_train_command.py",
+    )
+    assert {work_unit(scope) for scope in scopes} == {"tests/test_dictionary.py"}
     assert work_unit("tests/test_docs.py") == "tests/test_docs.py"
     unit_alone = expected_seconds("tests/test_bpe.py", {})
     assert expected_seconds("tests/test_dictionary.py", {}) > unit_alone > 0

@@ -21,7 +21,7 @@ from helpers.data.dictionary import NOTEBOOK
 from helpers.paths import NOTEBOOKS_DIR as NOTEBOOKS
 from helpers.paths import numbered_notebooks
 from tools import student
-from tools.notebook_format import KERNELSPEC
+from tools.kernel_start import nbclient_kernel_manager
 
 NUMBERED = numbered_notebooks()
 UNFINISHED = "returned None: fill in its body"
@@ -198,8 +198,8 @@ def kernel() -> Iterator[NotebookClient]:
     """
     client = NotebookClient(
         nbformat.v4.new_notebook(),
+        km=nbclient_kernel_manager(),  # the kernel nbval runs notebooks in
         timeout=KERNEL_TIMEOUT_SECONDS,
-        kernel_name=KERNELSPEC["name"],
         resources={"metadata": {"path": str(NOTEBOOKS)}},
         allow_errors=True,
         shutdown_kernel="immediate",  # nothing to save; a graceful shutdown waits seconds

@@ -13,8 +13,8 @@ from pathlib import Path
 from queue import Empty
 
 from jupyter_client.blocking import BlockingKernelClient
-from jupyter_client.manager import KernelManager
-from nbval.kernel import CURRENT_ENV_KERNEL_NAME
+from jupyter_client.manager import AsyncKernelManager, KernelManager
+from nbval.kernel import CURRENT_ENV_KERNEL_NAME, NbvalKernelspecManager
 from traitlets import DottedObjectName
 
 from tools.kernel_fork import SOCKET_VARIABLE
@@ -43,6 +43,21 @@ def start_kernel_retrying_once(start):
             return start(*args, **kwargs)
 
     return start_kernel
+
+
+def forked_kernels_wanted() -> bool:
+    """Whether notebook kernels are forked from a zygote: on Linux (``os.pidfd_open``), unless
+    ``TRANSFORMER_FORKED_KERNELS=0``."""
+    return hasattr(os, "pidfd_open") and os.environ.get("TRANSFORMER_FORKED_KERNELS") != "0"
+
+
+def nbclient_kernel_manager() -> AsyncKernelManager:
+    """For the tests that run cells with nbclient: the kernel nbval runs notebooks in, the current
+    environment's ipykernel, forked where forked kernels are wanted. Pass it as ``km``."""
+    specs = NbvalKernelspecManager
+    if forked_kernels_wanted():
+        specs = forking_kernelspec_manager(specs)
+    return AsyncKernelManager(kernel_name=CURRENT_ENV_KERNEL_NAME, kernel_spec_manager=specs())
 
 
 ZYGOTE_SCRIPT = Path(__file__).with_name("kernel_fork.py")

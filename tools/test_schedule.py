@@ -43,7 +43,11 @@ SLOW_TEST_MODULES = {
 }
 # Modules whose tests parse the dictionary in the test process: handed out as one unit, named after
 # the first.
-DICTIONARY_READERS = ("tests/test_dictionary.py", "tests/test_bpe.py")
+DICTIONARY_READERS = (
+    "tests/test_dictionary.py",
+    "tests/test_bpe.py",
+    "tests/test_train_command.py",
+)
 
 
 def work_unit(scope: str) -> str:
