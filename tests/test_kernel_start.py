@@ -3,6 +3,7 @@ when it died before replying, and without jupyter_client's idle waits."""
 
 import json
 import sys
+from contextlib import contextmanager
 
 import nbval.kernel
 import pytest
@@ -49,12 +50,23 @@ def test_other_failures_are_not_retried():
 # ---------------------------------------------------------------- PromptKernelManager
 
 
-def kernel_spec_folder(tmp_path, name, argv):
-    folder = tmp_path / "kernels" / name
+@contextmanager
+def prompt_client(tmp_path, argv):
+    """A PromptKernelManager's client of a kernel started with argv (a kernel spec of its own)."""
+    folder = tmp_path / "kernels" / "k"
     folder.mkdir(parents=True)
-    spec = {"argv": argv, "display_name": name, "language": "python"}
+    spec = {"argv": argv, "display_name": "k", "language": "python"}
     (folder / "kernel.json").write_text(json.dumps(spec), encoding="utf-8")
-    return KernelSpecManager(kernel_dirs=[str(tmp_path / "kernels")])
+    specs = KernelSpecManager(kernel_dirs=[str(tmp_path / "kernels")])
+    manager = PromptKernelManager(kernel_name="k", kernel_spec_manager=specs)
+    manager.start_kernel()
+    client = manager.client()
+    client.start_channels()
+    try:
+        yield client
+    finally:
+        client.stop_channels()
+        manager.shutdown_kernel(now=True)
 
 
 def test_nbval_runs_cells_in_a_kernel_of_the_prompt_manager_and_stops_it(monkeypatch, tmp_path):
@@ -83,30 +95,15 @@ def test_nbval_runs_cells_in_a_kernel_of_the_prompt_manager_and_stops_it(monkeyp
 
 
 def test_a_kernel_that_exits_before_its_first_reply_is_reported_as_dead(tmp_path):
-    specs = kernel_spec_folder(tmp_path, "exits", [sys.executable, "-c", "raise SystemExit(3)"])
-    manager = PromptKernelManager(kernel_name="exits", kernel_spec_manager=specs)
-    manager.start_kernel()
-    client = manager.client()
-    client.start_channels()
-    try:
-        # the message start_kernel_retrying_once looks for
-        with pytest.raises(RuntimeError, match="^Kernel died before replying to kernel_info$"):
-            client.wait_for_ready(timeout=30)
-    finally:
-        client.stop_channels()
-        manager.shutdown_kernel(now=True)
+    exits = [sys.executable, "-c", "raise SystemExit(3)"]
+    # the message start_kernel_retrying_once looks for
+    died = "^Kernel died before replying to kernel_info$"
+    with prompt_client(tmp_path, exits) as client, pytest.raises(RuntimeError, match=died):
+        client.wait_for_ready(timeout=30)
 
 
 def test_a_kernel_that_never_replies_times_out(tmp_path):
     silent = [sys.executable, "-c", "import time; time.sleep(60)"]
-    specs = kernel_spec_folder(tmp_path, "silent", silent)
-    manager = PromptKernelManager(kernel_name="silent", kernel_spec_manager=specs)
-    manager.start_kernel()
-    client = manager.client()
-    client.start_channels()
-    try:
-        with pytest.raises(RuntimeError, match="^Kernel didn't respond in 1.5 seconds$"):
-            client.wait_for_ready(timeout=1.5)
-    finally:
-        client.stop_channels()
-        manager.shutdown_kernel(now=True)
+    timed_out = "^Kernel didn't respond in 1.5 seconds$"
+    with prompt_client(tmp_path, silent) as client, pytest.raises(RuntimeError, match=timed_out):
+        client.wait_for_ready(timeout=1.5)
