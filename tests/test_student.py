@@ -192,9 +192,10 @@ _forget()"""
 def kernel() -> Iterator[NotebookClient]:
     """One kernel (the .venv's, cwd notebooks/) for the exercise sections of every notebook.
 
-    A fresh kernel per notebook would cost its start and the imports of the setup cell, about
-    4 s of CPU each; instead each run starts by emptying the namespace, so that a name that the
-    exercises use and only an earlier cell defines still fails with a NameError.
+    A fresh kernel per notebook would cost its start and the imports of the setup cell each time
+    (about 4 s of CPU, or 0.5 s where kernels are forked); instead each run starts by emptying the
+    namespace, so that a name that the exercises use and only an earlier cell defines still fails
+    with a NameError.
     """
     client = NotebookClient(
         nbformat.v4.new_notebook(),
